@@ -1,0 +1,161 @@
+"""The table: terrain pieces and models, frozen values in millimetres (G1-G3).
+
+A :class:`Table` never changes; :meth:`Table.moved` returns a new one. Lengths are in mm
+whatever the scenario's unit; :class:`Unit` converts back for reports.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field, replace
+from typing import Literal
+
+from arbitre.errors import RulesError
+from arbitre.geometry import Disc, Footprint, Point
+
+Sight = Literal["blocks", "cover"]
+
+#: The D4 size classes, smallest first, unless a scenario states its own.
+DEFAULT_SIZE_CLASSES: tuple[str, ...] = ("small", "medium", "large", "huge")
+
+#: Millimetres per named unit (G1); ``toise`` comes from the scenario.
+UNIT_MM: Mapping[str, float] = {"mm": 1.0, "cm": 10.0, "in": 25.4}
+
+STATUSES = frozenset(
+    {"moved", "ran", "failed_charge", "rallied", "stunned", "knocked_down", "fleeing"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A length unit (G1): its name and its length in mm."""
+
+    name: str
+    mm: float
+
+    def to_mm(self, value: float) -> float:
+        return value * self.mm
+
+    def from_mm(self, value: float) -> float:
+        return value / self.mm
+
+
+MM = Unit("mm", 1.0)
+
+
+@dataclass(frozen=True, slots=True)
+class Terrain:
+    """A terrain piece (G3): ``blocks`` is a large piece (F2), ``cover`` a small one (F3)."""
+
+    id: str
+    footprint: Footprint
+    sight: Sight = "blocks"
+    size: str = "huge"
+    name: str = ""
+    height: float | None = None
+    building: bool = False
+
+    @property
+    def blocks(self) -> bool:
+        return self.sight == "blocks"
+
+
+@dataclass(frozen=True, slots=True)
+class Weapon:
+    """A weapon: a missile weapon has a range in mm, a breath weapon its B4 notation."""
+
+    name: str
+    range: float | None = None
+    breath: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Model:
+    """A model on the table (G2)."""
+
+    id: str
+    side: str
+    at: Point
+    base: Disc = Disc(25.0)
+    size: str = "medium"
+    name: str = ""
+    height: float | None = None
+    elevation: float = 0.0
+    inside: str | None = None
+    large_target: bool = False
+    stats: tuple[tuple[str, float], ...] = ()
+    status: frozenset[str] = frozenset()
+    engaged: tuple[str, ...] = ()
+    weapons: tuple[Weapon, ...] = ()
+
+    def stat(self, name: str, default: float | None = None) -> float | None:
+        """The named stat (``bs``, ``tir``...), or ``default``."""
+        return dict(self.stats).get(name, default)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A whole table: its size, its terrain, its models and its conventions (G1-G5)."""
+
+    width: float
+    depth: float
+    terrain: tuple[Terrain, ...] = ()
+    models: tuple[Model, ...] = ()
+    unit: Unit = MM
+    name: str = ""
+    rules: str | None = None
+    contact_tolerance: float = 0.5
+    beam: float = 1.0
+    options: tuple[tuple[str, object], ...] = ()
+    size_classes: tuple[str, ...] = DEFAULT_SIZE_CLASSES
+    toise: float | None = None
+    _index: dict[str, int] = field(default=None, compare=False, hash=False, repr=False)  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        ids = {m.id: i for i, m in enumerate(self.models)}
+        ids.update({t.id: -1 - i for i, t in enumerate(self.terrain)})
+        object.__setattr__(self, "_index", ids)
+
+    def __contains__(self, ident: object) -> bool:
+        return ident in self._index
+
+    def model(self, ident: str) -> Model:
+        """The model with this id; a :class:`RulesError` naming the known ids otherwise."""
+        i = self._index.get(ident)
+        if i is None or i < 0:
+            known = ", ".join(m.id for m in self.models) or "none"
+            raise RulesError(f"unknown model id {ident!r} (models: {known})")
+        return self.models[i]
+
+    def model_index(self, ident: str) -> int:
+        self.model(ident)
+        return self._index[ident]
+
+    def piece(self, ident: str) -> Terrain:
+        """The terrain piece with this id."""
+        i = self._index.get(ident)
+        if i is None or i >= 0:
+            known = ", ".join(t.id for t in self.terrain) or "none"
+            raise RulesError(f"unknown terrain id {ident!r} (terrain: {known})")
+        return self.terrain[-1 - i]
+
+    def sides(self) -> tuple[str, ...]:
+        """The sides in order of first appearance."""
+        return tuple(dict.fromkeys(m.side for m in self.models))
+
+    def option(self, name: str, default: object = None) -> object:
+        return dict(self.options).get(name, default)
+
+    def size_rank(self, size: str) -> int:
+        """The D4 rank of a size class (0 = smallest)."""
+        return self.size_classes.index(size)
+
+    def moved(self, ident: str, to: Point) -> Table:
+        """A new table with model ``ident`` standing at ``to``."""
+        i = self.model_index(ident)
+        models = list(self.models)
+        models[i] = replace(models[i], at=to)
+        return replace(self, models=tuple(models))
+
+    def __iter__(self) -> Iterator[Model]:
+        return iter(self.models)
