@@ -1,0 +1,769 @@
+"""Compiled hot loops behind :mod:`arbitre.sight` (numba, cached on disk).
+
+Pieces (terrain footprints and bases) are packed in flat arrays:
+
+- ``kind[k]``: 0 for a disc (``disc[k] = cx, cy, r``), 1 for a polygon whose edges are
+  ``edges[eoff[k]:eoff[k + 1]]`` (rows ``x0, y0, x1, y1``; holes are extra rings);
+- ``half``: half the sight beam (G5). A segment *crosses* a piece when it comes nearer
+  than ``half`` to it; with ``half == 0`` when it meets the piece's interior. Exactly at
+  the beam's edge it *grazes*, and ``grazing`` says whether that counts.
+
+Nothing here knows a rule: the callers choose which pieces block and which to skip.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+EPS = 1e-7
+NBUCKETS = 128
+TWO_PI = 2.0 * math.pi
+
+DISC = 0
+POLYGON = 1
+
+
+@njit(cache=True, inline="always")
+def _seg_point_dist(ax: float, ay: float, bx: float, by: float, px: float, py: float) -> float:
+    dx = bx - ax
+    dy = by - ay
+    ll = dx * dx + dy * dy
+    t = 0.0
+    if ll > 0.0:
+        t = ((px - ax) * dx + (py - ay) * dy) / ll
+        t = min(1.0, max(0.0, t))
+    qx = ax + t * dx - px
+    qy = ay + t * dy - py
+    return math.sqrt(qx * qx + qy * qy)
+
+
+@njit(cache=True, inline="always")
+def _orient(ax: float, ay: float, bx: float, by: float, cx: float, cy: float) -> float:
+    return (bx - ax) * (cy - ay) - (by - ay) * (cx - ax)
+
+
+@njit(cache=True)
+def _seg_seg_dist(
+    ax: float, ay: float, bx: float, by: float, px: float, py: float, qx: float, qy: float
+) -> float:
+    d1 = _orient(ax, ay, bx, by, px, py)
+    d2 = _orient(ax, ay, bx, by, qx, qy)
+    d3 = _orient(px, py, qx, qy, ax, ay)
+    d4 = _orient(px, py, qx, qy, bx, by)
+    if ((d1 > 0.0 and d2 < 0.0) or (d1 < 0.0 and d2 > 0.0)) and (
+        (d3 > 0.0 and d4 < 0.0) or (d3 < 0.0 and d4 > 0.0)
+    ):
+        return 0.0
+    return min(
+        min(_seg_point_dist(ax, ay, bx, by, px, py), _seg_point_dist(ax, ay, bx, by, qx, qy)),
+        min(_seg_point_dist(px, py, qx, qy, ax, ay), _seg_point_dist(px, py, qx, qy, bx, by)),
+    )
+
+
+@njit(cache=True)
+def _inside(edges: np.ndarray, e0: int, e1: int, px: float, py: float) -> bool:
+    """Even-odd point-in-polygon over every ring of one piece."""
+    inside = False
+    for e in range(e0, e1):
+        x0, y0, x1, y1 = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+        if (y0 > py) != (y1 > py):
+            xi = x0 + (py - y0) * (x1 - x0) / (y1 - y0)
+            if px < xi:
+                inside = not inside
+    return inside
+
+
+@njit(cache=True)
+def _polygon_dist(
+    edges: np.ndarray, e0: int, e1: int, ax: float, ay: float, bx: float, by: float
+) -> float:
+    """Distance from segment ab to the closed polygon (0 when they meet)."""
+    if _inside(edges, e0, e1, ax, ay):
+        return 0.0
+    best = np.inf
+    for e in range(e0, e1):
+        d = _seg_seg_dist(ax, ay, bx, by, edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3])
+        if d < best:
+            best = d
+            if best == 0.0:
+                break
+    return best
+
+
+@njit(cache=True)
+def _meets_interior(
+    edges: np.ndarray, e0: int, e1: int, ax: float, ay: float, bx: float, by: float
+) -> bool:
+    """Whether segment ab meets the open interior of the polygon (beam 0, G5).
+
+    The boundary cuts the segment at finitely many parameters; the segment meets the
+    interior iff the midpoint of some piece between two cuts lies strictly inside.
+    """
+    dx = bx - ax
+    dy = by - ay
+    ll = dx * dx + dy * dy
+    ts = np.empty(2 + 3 * (e1 - e0))
+    ts[0] = 0.0
+    ts[1] = 1.0
+    n = 2
+    if ll > 0.0:
+        for e in range(e0, e1):
+            px, py, qx, qy = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+            ex = qx - px
+            ey = qy - py
+            den = dx * ey - dy * ex
+            if abs(den) > 1e-12 * math.sqrt(ll * (ex * ex + ey * ey)):
+                t = ((px - ax) * ey - (py - ay) * ex) / den
+                if -EPS <= t <= 1.0 + EPS:
+                    ts[n] = min(1.0, max(0.0, t))
+                    n += 1
+            for vx, vy in ((px, py), (qx, qy)):
+                if _seg_point_dist(ax, ay, bx, by, vx, vy) <= EPS:
+                    t = ((vx - ax) * dx + (vy - ay) * dy) / ll
+                    ts[n] = min(1.0, max(0.0, t))
+                    n += 1
+    tt = np.sort(ts[:n])
+    for i in range(n - 1):
+        if tt[i + 1] - tt[i] <= 1e-12 and n > 2:
+            continue
+        tm = 0.5 * (tt[i] + tt[i + 1])
+        mx = ax + tm * dx
+        my = ay + tm * dy
+        if _inside(edges, e0, e1, mx, my):
+            near = np.inf
+            for e in range(e0, e1):
+                near = min(
+                    near,
+                    _seg_point_dist(edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3], mx, my),
+                )
+            if near > EPS:
+                return True
+    return False
+
+
+@njit(cache=True)
+def crosses(
+    k: int,
+    ax: float,
+    ay: float,
+    bx: float,
+    by: float,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+    grazing: bool,
+) -> bool:
+    """Whether segment ab crosses piece ``k`` under the beam rule (G5)."""
+    if kind[k] == DISC:
+        d = _seg_point_dist(ax, ay, bx, by, disc[k, 0], disc[k, 1]) - disc[k, 2]
+        if d < half - EPS:
+            return True
+        if d > half + EPS:
+            return False
+        return grazing
+    d = _polygon_dist(edges, eoff[k], eoff[k + 1], ax, ay, bx, by)
+    if d > half + EPS:
+        return False
+    if half > EPS and d < half - EPS:
+        return True
+    if half <= EPS and _meets_interior(edges, eoff[k], eoff[k + 1], ax, ay, bx, by):
+        return True
+    return grazing
+
+
+@njit(cache=True)
+def _circle_entry(
+    ax: float, ay: float, dx: float, dy: float, cx: float, cy: float, r: float
+) -> float:
+    """Smallest t in [0, 1] with |a + t d - c| <= r, or inf."""
+    fx = ax - cx
+    fy = ay - cy
+    c = fx * fx + fy * fy - r * r
+    if c <= 0.0:
+        return 0.0
+    a = dx * dx + dy * dy
+    if a == 0.0:
+        return np.inf
+    b = fx * dx + fy * dy
+    disc = b * b - a * c
+    if disc < 0.0:
+        return np.inf
+    t = (-b - math.sqrt(disc)) / a
+    if 0.0 <= t <= 1.0:
+        return t
+    return np.inf
+
+
+@njit(cache=True)
+def entry(
+    k: int,
+    ax: float,
+    ay: float,
+    bx: float,
+    by: float,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+) -> float:
+    """Where segment ab first comes within ``half`` of piece ``k``, as t in [0, 1].
+
+    Used to order the pieces a line crosses (S1); the closest approach is the fallback
+    for a piece only grazed.
+    """
+    dx = bx - ax
+    dy = by - ay
+    if kind[k] == DISC:
+        t = _circle_entry(ax, ay, dx, dy, disc[k, 0], disc[k, 1], disc[k, 2] + half)
+    else:
+        e0 = eoff[k]
+        e1 = eoff[k + 1]
+        if _inside(edges, e0, e1, ax, ay):
+            return 0.0
+        t = np.inf
+        for e in range(e0, e1):
+            px, py, qx, qy = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+            t = min(t, _circle_entry(ax, ay, dx, dy, px, py, half))
+            t = min(t, _circle_entry(ax, ay, dx, dy, qx, qy, half))
+            ex = qx - px
+            ey = qy - py
+            el = math.sqrt(ex * ex + ey * ey)
+            if el == 0.0:
+                continue
+            nx = -ey / el
+            ny = ex / el
+            # signed distance of a + t d to the edge's line: s0 + t s1
+            s0 = (ax - px) * nx + (ay - py) * ny
+            s1 = dx * nx + dy * ny
+            if s1 != 0.0:
+                for target in (half, -half):
+                    tt = (target - s0) / s1
+                    if 0.0 <= tt <= 1.0 and tt < t:
+                        hx = ax + tt * dx - px
+                        hy = ay + tt * dy - py
+                        along = (hx * ex + hy * ey) / el
+                        if 0.0 <= along <= el:
+                            t = tt
+    if t == np.inf:
+        # only grazed: order by the closest approach to the piece's reference point
+        if kind[k] == DISC:
+            cx, cy = disc[k, 0], disc[k, 1]
+        else:
+            cx, cy = edges[eoff[k], 0], edges[eoff[k], 1]
+        ll = dx * dx + dy * dy
+        t = 0.0 if ll == 0.0 else min(1.0, max(0.0, ((cx - ax) * dx + (cy - ay) * dy) / ll))
+    return t
+
+
+@njit(cache=True)
+def _wrap(a: float) -> float:
+    """An angle brought into [-pi, pi)."""
+    return (a + math.pi) % TWO_PI - math.pi
+
+
+@njit(cache=True)
+def _angular_extent(
+    k: int,
+    ox: float,
+    oy: float,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    half: float,
+) -> tuple[float, float, float]:
+    """Centre angle, half-width and nearest distance of piece ``k`` seen from o.
+
+    A half-width of pi means "all around" (o is inside or next to the piece).
+    Conservative: the true extent, inflated by the beam, lies inside it.
+    """
+    if kind[k] == DISC:
+        vx = disc[k, 0] - ox
+        vy = disc[k, 1] - oy
+        d = math.sqrt(vx * vx + vy * vy)
+        rr = disc[k, 2] + half + EPS
+        if d <= rr:
+            return 0.0, math.pi, 0.0
+        return math.atan2(vy, vx), math.asin(rr / d), d - rr
+    x0, y0, x1, y1 = bbox[k, 0], bbox[k, 1], bbox[k, 2], bbox[k, 3]
+    gx = max(x0 - ox, 0.0, ox - x1)
+    gy = max(y0 - oy, 0.0, oy - y1)
+    dmin = math.sqrt(gx * gx + gy * gy) - half - EPS
+    if dmin <= 0.0:
+        return 0.0, math.pi, 0.0
+    ref = math.atan2(0.5 * (y0 + y1) - oy, 0.5 * (x0 + x1) - ox)
+    lo = 0.0
+    hi = 0.0
+    for e in range(eoff[k], eoff[k + 1]):
+        a = _wrap(math.atan2(edges[e, 1] - oy, edges[e, 0] - ox) - ref)
+        lo = min(lo, a)
+        hi = max(hi, a)
+    pad = math.asin(min(1.0, (half + EPS) / dmin)) if half > 0.0 else 1e-9
+    mid = ref + 0.5 * (lo + hi)
+    return mid, 0.5 * (hi - lo) + pad, dmin
+
+
+@njit(cache=True)
+def _fill_buckets(
+    ox: float,
+    oy: float,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    half: float,
+    count: np.ndarray,
+    items: np.ndarray,
+    dmin: np.ndarray,
+) -> None:
+    """Angular buckets of the pieces seen from o: the broad phase of one origin."""
+    count[:] = 0
+    bw = TWO_PI / NBUCKETS
+    for k in range(kind.shape[0]):
+        mid, w, dm = _angular_extent(k, ox, oy, kind, disc, eoff, edges, bbox, half)
+        dmin[k] = dm
+        if w >= math.pi - 1e-12:
+            first = 0
+            last = NBUCKETS - 1
+        else:
+            first = int(math.floor((mid - w + math.pi) / bw))
+            last = int(math.floor((mid + w + math.pi) / bw))
+        for b in range(first, last + 1):
+            bb = b % NBUCKETS
+            items[bb, count[bb]] = k
+            count[bb] += 1
+
+
+@njit(cache=True)
+def centre_lines(
+    ax: np.ndarray,
+    ay: np.ndarray,
+    bx: np.ndarray,
+    by: np.ndarray,
+    skip_a: np.ndarray,
+    skip_b: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    stops: np.ndarray,
+    half: float,
+    grazing: bool,
+    early_exit: bool,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """S1 for a batch of segments a_i b_i: the pieces each crosses, ordered along it.
+
+    Segments sharing an origin should be consecutive: the angular broad phase is built
+    once per origin. ``skip_a``/``skip_b`` are pieces never counted (the ends' own bases,
+    -1 for none). With ``early_exit``, a segment's search stops at the first piece found
+    whose ``stops`` flag is set. Returns CSR arrays ``offsets, piece, t`` and for each
+    segment the nearest stopping piece crossed (-1 for none).
+    """
+    m = ax.shape[0]
+    npieces = kind.shape[0]
+    offsets = np.zeros(m + 1, np.int64)
+    cap = max(16, 4 * m)
+    out_k = np.empty(cap, np.int64)
+    out_t = np.empty(cap, np.float64)
+    first_stop = np.full(m, -1, np.int64)
+    count = np.zeros(NBUCKETS, np.int64)
+    items = np.empty((NBUCKETS, max(npieces, 1)), np.int64)
+    dmin = np.empty(max(npieces, 1))
+    bw = TWO_PI / NBUCKETS
+    n = 0
+    lox = np.nan
+    loy = np.nan
+    for i in range(m):
+        if ax[i] != lox or ay[i] != loy:
+            lox = ax[i]
+            loy = ay[i]
+            _fill_buckets(lox, loy, kind, disc, eoff, edges, bbox, half, count, items, dmin)
+        vx = bx[i] - ax[i]
+        vy = by[i] - ay[i]
+        length = math.sqrt(vx * vx + vy * vy)
+        b = int(math.floor((math.atan2(vy, vx) + math.pi) / bw)) % NBUCKETS
+        start = n
+        best_t = np.inf
+        for j in range(count[b]):
+            k = items[b, j]
+            if k == skip_a[i] or k == skip_b[i] or dmin[k] > length:
+                continue
+            if not crosses(k, ax[i], ay[i], bx[i], by[i], kind, disc, eoff, edges, half, grazing):
+                continue
+            t = entry(k, ax[i], ay[i], bx[i], by[i], kind, disc, eoff, edges, half)
+            if n == cap:
+                cap *= 2
+                nk = np.empty(cap, np.int64)
+                nt = np.empty(cap, np.float64)
+                nk[:n] = out_k[:n]
+                nt[:n] = out_t[:n]
+                out_k = nk
+                out_t = nt
+            # insertion keeps the segment's pieces ordered along it
+            p = n
+            while p > start and (out_t[p - 1] > t or (out_t[p - 1] == t and out_k[p - 1] > k)):
+                out_k[p] = out_k[p - 1]
+                out_t[p] = out_t[p - 1]
+                p -= 1
+            out_k[p] = k
+            out_t[p] = t
+            n += 1
+            if stops[k] and t < best_t:
+                best_t = t
+                first_stop[i] = k
+                if early_exit:
+                    break
+        offsets[i + 1] = n
+    return offsets, out_k[:n], out_t[:n], first_stop
+
+
+# --- S2: the visible share of a target seen from a point -------------------------------
+#
+# Seen from o, the target spans an angular interval. For one piece, whether the segment
+# from o to the target's first point on a ray is crossed can only change where the ray
+# is tangent to the piece's beam-inflated outline, where that outline meets the target's
+# outline, or along an edge line through o. Between two such critical angles the answer
+# is constant: testing one ray in each gap gives the exact visible measure.
+
+TARGET_DISC = 0
+TARGET_SEGMENT = 1
+
+
+@njit(cache=True)
+def _push(buf: np.ndarray, n: int, value: float) -> int:
+    if n < buf.shape[0]:
+        buf[n] = value
+        return n + 1
+    return n
+
+
+@njit(cache=True)
+def _rel(ox: float, oy: float, px: float, py: float, phi: float) -> float:
+    return _wrap(math.atan2(py - oy, px - ox) - phi)
+
+
+@njit(cache=True)
+def _tangents(
+    buf: np.ndarray, n: int, ox: float, oy: float, cx: float, cy: float, r: float, phi: float
+) -> int:
+    vx = cx - ox
+    vy = cy - oy
+    d = math.sqrt(vx * vx + vy * vy)
+    if d <= 0.0:
+        return n
+    a = _wrap(math.atan2(vy, vx) - phi)
+    n = _push(buf, n, a)
+    if r > 0.0 and d > r:
+        w = math.asin(r / d)
+        n = _push(buf, n, _wrap(a - w))
+        n = _push(buf, n, _wrap(a + w))
+    return n
+
+
+@njit(cache=True)
+def _circle_meets_target(
+    buf: np.ndarray,
+    n: int,
+    ox: float,
+    oy: float,
+    phi: float,
+    cx: float,
+    cy: float,
+    r: float,
+    tkind: int,
+    t: np.ndarray,
+) -> int:
+    """Angles of the points where the circle (c, r) meets the target's outline."""
+    if r <= 0.0:
+        return n
+    if tkind == TARGET_DISC:
+        tx, ty, tr = t[0], t[1], t[2]
+        dx = tx - cx
+        dy = ty - cy
+        d = math.sqrt(dx * dx + dy * dy)
+        if d == 0.0 or d > r + tr or d < abs(r - tr):
+            return n
+        a = (r * r - tr * tr + d * d) / (2.0 * d)
+        h = math.sqrt(max(0.0, r * r - a * a))
+        mx = cx + a * dx / d
+        my = cy + a * dy / d
+        n = _push(buf, n, _rel(ox, oy, mx - h * dy / d, my + h * dx / d, phi))
+        return _push(buf, n, _rel(ox, oy, mx + h * dy / d, my - h * dx / d, phi))
+    px, py, qx, qy = t[0], t[1], t[2], t[3]
+    dx = qx - px
+    dy = qy - py
+    a = dx * dx + dy * dy
+    fx = px - cx
+    fy = py - cy
+    b = fx * dx + fy * dy
+    c = fx * fx + fy * fy - r * r
+    disc = b * b - a * c
+    if a == 0.0 or disc < 0.0:
+        return n
+    for sgn in (-1.0, 1.0):
+        lam = (-b + sgn * math.sqrt(disc)) / a
+        if 0.0 <= lam <= 1.0:
+            n = _push(buf, n, _rel(ox, oy, px + lam * dx, py + lam * dy, phi))
+    return n
+
+
+@njit(cache=True)
+def _segment_meets_target(
+    buf: np.ndarray,
+    n: int,
+    ox: float,
+    oy: float,
+    phi: float,
+    px: float,
+    py: float,
+    qx: float,
+    qy: float,
+    tkind: int,
+    t: np.ndarray,
+) -> int:
+    """Angles of the points where segment pq meets the target's outline."""
+    if tkind == TARGET_DISC:
+        dx = qx - px
+        dy = qy - py
+        a = dx * dx + dy * dy
+        fx = px - t[0]
+        fy = py - t[1]
+        b = fx * dx + fy * dy
+        c = fx * fx + fy * fy - t[2] * t[2]
+        disc = b * b - a * c
+        if a == 0.0 or disc < 0.0:
+            return n
+        for sgn in (-1.0, 1.0):
+            lam = (-b + sgn * math.sqrt(disc)) / a
+            if 0.0 <= lam <= 1.0:
+                n = _push(buf, n, _rel(ox, oy, px + lam * dx, py + lam * dy, phi))
+        return n
+    ux = qx - px
+    uy = qy - py
+    vx = t[2] - t[0]
+    vy = t[3] - t[1]
+    den = ux * vy - uy * vx
+    if den == 0.0:
+        return n
+    wx = t[0] - px
+    wy = t[1] - py
+    lam = (wx * vy - wy * vx) / den
+    mu = (wx * uy - wy * ux) / den
+    if 0.0 <= lam <= 1.0 and 0.0 <= mu <= 1.0:
+        n = _push(buf, n, _rel(ox, oy, px + lam * ux, py + lam * uy, phi))
+    return n
+
+
+@njit(cache=True)
+def _target_point(
+    ox: float, oy: float, phi: float, psi: float, tkind: int, t: np.ndarray
+) -> tuple[float, float]:
+    """The first point of the target on the ray at angle phi + psi from o."""
+    ux = math.cos(phi + psi)
+    uy = math.sin(phi + psi)
+    if tkind == TARGET_DISC:
+        vx = t[0] - ox
+        vy = t[1] - oy
+        d = math.sqrt(vx * vx + vy * vy)
+        s = d * math.cos(psi) - math.sqrt(max(0.0, t[2] * t[2] - (d * math.sin(psi)) ** 2))
+    else:
+        ex = t[2] - t[0]
+        ey = t[3] - t[1]
+        den = ux * ey - uy * ex
+        s = 0.0 if den == 0.0 else ((t[0] - ox) * ey - (t[1] - oy) * ex) / den
+    return ox + s * ux, oy + s * uy
+
+
+@njit(cache=True)
+def visible_share(
+    ox: float,
+    oy: float,
+    tkind: int,
+    t: np.ndarray,
+    cand: np.ndarray,
+    ncand: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+    grazing: bool,
+) -> tuple[float, float, float, float]:
+    """S2 from point o to one target (a disc ``t = cx, cy, r`` or a segment ``t = p, q``).
+
+    ``cand[:ncand]`` are the pieces that may hide it. Returns the visible share of the
+    target's angular width (0 to 1), its angular width, and a witness point of the
+    target seen clear (the middle of the widest clear gap; nan when none).
+    """
+    if tkind == TARGET_DISC:
+        vx = t[0] - ox
+        vy = t[1] - oy
+        d = math.sqrt(vx * vx + vy * vy)
+        phi = math.atan2(vy, vx)
+        if t[2] <= 0.0 or d <= t[2]:
+            # a point target (F8), or o on the target: all or nothing along the centre line
+            for j in range(ncand):
+                if crosses(cand[j], ox, oy, t[0], t[1], kind, disc, eoff, edges, half, grazing):
+                    return 0.0, 0.0, np.nan, np.nan
+            return 1.0, 0.0, t[0], t[1]
+        lo = -math.asin(t[2] / d)
+        hi = -lo
+    else:
+        mx = 0.5 * (t[0] + t[2])
+        my = 0.5 * (t[1] + t[3])
+        phi = math.atan2(my - oy, mx - ox)
+        a1 = _rel(ox, oy, t[0], t[1], phi)
+        a2 = _rel(ox, oy, t[2], t[3], phi)
+        lo = min(a1, a2)
+        hi = max(a1, a2)
+        if hi - lo < 1e-12:
+            # o in line with the segment: only its nearer end can be seen
+            d1 = (t[0] - ox) ** 2 + (t[1] - oy) ** 2
+            d2 = (t[2] - ox) ** 2 + (t[3] - oy) ** 2
+            px, py = (t[0], t[1]) if d1 <= d2 else (t[2], t[3])
+            for j in range(ncand):
+                if crosses(cand[j], ox, oy, px, py, kind, disc, eoff, edges, half, grazing):
+                    return 0.0, 0.0, np.nan, np.nan
+            return 1.0, 0.0, px, py
+    size = 8
+    for j in range(ncand):
+        k = cand[j]
+        size += 6 if kind[k] == DISC else 12 * (eoff[k + 1] - eoff[k])
+    buf = np.empty(size)
+    buf[0] = lo
+    buf[1] = hi
+    n = 2
+    for j in range(ncand):
+        k = cand[j]
+        if kind[k] == DISC:
+            rr = disc[k, 2] + half
+            n = _tangents(buf, n, ox, oy, disc[k, 0], disc[k, 1], rr, phi)
+            n = _circle_meets_target(buf, n, ox, oy, phi, disc[k, 0], disc[k, 1], rr, tkind, t)
+            continue
+        for e in range(eoff[k], eoff[k + 1]):
+            px, py, qx, qy = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+            n = _tangents(buf, n, ox, oy, px, py, half, phi)
+            n = _circle_meets_target(buf, n, ox, oy, phi, px, py, half, tkind, t)
+            ex = qx - px
+            ey = qy - py
+            el = math.sqrt(ex * ex + ey * ey)
+            if el == 0.0:
+                continue
+            nx = -ey / el * half
+            ny = ex / el * half
+            for si in range(2 if half > 0.0 else 1):
+                sgn = (2.0 * si - 1.0) if half > 0.0 else 0.0
+                sx = px + sgn * nx
+                sy = py + sgn * ny
+                n = _segment_meets_target(
+                    buf, n, ox, oy, phi, sx, sy, qx + sgn * nx, qy + sgn * ny, tkind, t
+                )
+                if abs(_orient(sx, sy, qx + sgn * nx, qy + sgn * ny, ox, oy)) <= EPS * el:
+                    n = _push(buf, n, _wrap(math.atan2(ey, ex) - phi))
+                    n = _push(buf, n, _wrap(math.atan2(-ey, -ex) - phi))
+    crit = np.sort(buf[:n])
+    clear = 0.0
+    best = -1.0
+    wx = np.nan
+    wy = np.nan
+    prev = lo
+    for i in range(n + 1):
+        nxt = crit[i] if i < n else hi
+        if nxt <= prev:
+            continue
+        if nxt > hi:
+            nxt = hi
+        if nxt - prev > 1e-13:
+            psi = 0.5 * (prev + nxt)
+            px, py = _target_point(ox, oy, phi, psi, tkind, t)
+            blocked = False
+            for j in range(ncand):
+                if crosses(cand[j], ox, oy, px, py, kind, disc, eoff, edges, half, grazing):
+                    blocked = True
+                    break
+            if not blocked:
+                clear += nxt - prev
+                if nxt - prev > best:
+                    best = nxt - prev
+                    wx = px
+                    wy = py
+        prev = nxt
+        if prev >= hi:
+            break
+    return clear / (hi - lo), hi - lo, wx, wy
+
+
+@njit(cache=True)
+def visible_fractions(
+    ax: np.ndarray,
+    ay: np.ndarray,
+    targets: np.ndarray,
+    skip_a: np.ndarray,
+    skip_b: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    hides: np.ndarray,
+    half: float,
+    grazing: bool,
+) -> np.ndarray:
+    """S2 for a batch: from each a_i, the visible share of disc ``targets[i]`` (cx, cy, r).
+
+    Only pieces with ``hides`` set can hide; ``skip_a``/``skip_b`` are never counted.
+    Origins should be consecutive, as in :func:`centre_lines`.
+    """
+    m = ax.shape[0]
+    npieces = kind.shape[0]
+    out = np.empty(m)
+    count = np.zeros(NBUCKETS, np.int64)
+    items = np.empty((NBUCKETS, max(npieces, 1)), np.int64)
+    dmin = np.empty(max(npieces, 1))
+    seen = np.full(max(npieces, 1), -1, np.int64)
+    cand = np.empty(max(npieces, 1), np.int64)
+    bw = TWO_PI / NBUCKETS
+    lox = np.nan
+    loy = np.nan
+    for i in range(m):
+        if ax[i] != lox or ay[i] != loy:
+            lox = ax[i]
+            loy = ay[i]
+            _fill_buckets(lox, loy, kind, disc, eoff, edges, bbox, half, count, items, dmin)
+        vx = targets[i, 0] - ax[i]
+        vy = targets[i, 1] - ay[i]
+        d = math.sqrt(vx * vx + vy * vy)
+        reach = d + targets[i, 2]
+        phi = math.atan2(vy, vx)
+        w = math.pi if d <= targets[i, 2] else math.asin(targets[i, 2] / d) + 1e-9
+        if w >= math.pi / 2:
+            first, last = 0, NBUCKETS - 1
+        else:
+            first = int(math.floor((phi - w + math.pi) / bw))
+            last = int(math.floor((phi + w + math.pi) / bw))
+        nc = 0
+        for b in range(first, last + 1):
+            bb = b % NBUCKETS
+            for j in range(count[bb]):
+                k = items[bb, j]
+                if seen[k] == i or not hides[k] or k == skip_a[i] or k == skip_b[i]:
+                    continue
+                seen[k] = i
+                if dmin[k] > reach:
+                    continue
+                cand[nc] = k
+                nc += 1
+        out[i] = visible_share(
+            ax[i], ay[i], TARGET_DISC, targets[i], cand, nc, kind, disc, eoff, edges, half,
+            grazing,
+        )[0]
+    return out

@@ -1,0 +1,288 @@
+"""Sight measures shared by the rulesets (S1, S2), batched over many pairs.
+
+A table's pieces are packed once into a :class:`SightIndex` (terrain first, then the
+models' bases), and every question goes to the compiled kernels of
+:mod:`arbitre.kernels`. The beam rule of G5 applies throughout: a line crosses a piece
+when it comes nearer than half the table's ``beam`` to it (meets its interior for a
+beam of 0); exactly at the beam's edge it grazes, which counts only with the
+``grazing_blocks`` option. A line never crosses the bases of its own two ends.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from arbitre import kernels
+from arbitre.geometry import CircleFootprint, Point, WallFootprint
+from arbitre.table import Table
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SightIndex:
+    """The pieces of a table packed for the kernels: terrain ``0..T-1``, then bases."""
+
+    ids: tuple[str, ...]
+    n_terrain: int
+    kind: np.ndarray
+    disc: np.ndarray
+    eoff: np.ndarray
+    edges: np.ndarray
+    bbox: np.ndarray
+    blocks: np.ndarray
+    half: float
+
+    def model_piece(self, model_index: int) -> int:
+        return self.n_terrain + model_index
+
+
+def _rings(shape: BaseGeometry) -> list[np.ndarray]:
+    polys = list(shape.geoms) if hasattr(shape, "geoms") else [shape]
+    rings: list[np.ndarray] = []
+    for poly in polys:
+        for ring in (poly.exterior, *poly.interiors):
+            rings.append(np.asarray(ring.coords, dtype=np.float64))
+    return rings
+
+
+def build_index(
+    table: Table, *, solid: frozenset[str] = frozenset()
+) -> SightIndex:
+    """Pack a table's pieces; walls named in ``solid`` lose their window openings (F6)."""
+    kinds: list[int] = []
+    discs: list[tuple[float, float, float]] = []
+    edge_rows: list[np.ndarray] = []
+    eoff = [0]
+    bboxes: list[tuple[float, float, float, float]] = []
+    blocks: list[bool] = []
+    ids: list[str] = []
+
+    def add_disc(cx: float, cy: float, r: float) -> None:
+        kinds.append(kernels.DISC)
+        discs.append((cx, cy, r))
+        bboxes.append((cx - r, cy - r, cx + r, cy + r))
+        eoff.append(eoff[-1])
+
+    for piece in table.terrain:
+        ids.append(piece.id)
+        blocks.append(piece.blocks)
+        fp = piece.footprint
+        if isinstance(fp, CircleFootprint):
+            add_disc(fp.centre.x, fp.centre.y, fp.radius)
+            continue
+        shape = fp.solid() if isinstance(fp, WallFootprint) and piece.id in solid else fp.shape()
+        kinds.append(kernels.POLYGON)
+        discs.append((0.0, 0.0, 0.0))
+        n = 0
+        for ring in _rings(shape):
+            rows = np.hstack([ring[:-1], ring[1:]])
+            edge_rows.append(rows)
+            n += len(rows)
+        eoff.append(eoff[-1] + n)
+        x0, y0, x1, y1 = shape.bounds
+        bboxes.append((x0, y0, x1, y1))
+    for model in table.models:
+        ids.append(model.id)
+        blocks.append(True)
+        add_disc(model.at.x, model.at.y, model.base.radius)
+    edges = np.vstack(edge_rows) if edge_rows else np.zeros((0, 4))
+    return SightIndex(
+        ids=tuple(ids),
+        n_terrain=len(table.terrain),
+        kind=np.asarray(kinds, dtype=np.int8),
+        disc=np.asarray(discs, dtype=np.float64).reshape(-1, 3),
+        eoff=np.asarray(eoff, dtype=np.int64),
+        edges=np.ascontiguousarray(edges, dtype=np.float64),
+        bbox=np.asarray(bboxes, dtype=np.float64).reshape(-1, 4),
+        blocks=np.asarray(blocks, dtype=np.bool_),
+        half=table.beam / 2.0,
+    )
+
+
+@lru_cache(maxsize=64)
+def sight_index(table: Table, solid: frozenset[str] = frozenset()) -> SightIndex:
+    """The cached :func:`build_index` of a table."""
+    return build_index(table, solid=solid)
+
+
+@dataclass(frozen=True, slots=True)
+class Crossing:
+    """A piece a centre line passes through, and where (0 at the shooter, 1 at the target)."""
+
+    piece: str
+    t: float
+    is_model: bool
+
+
+@dataclass(frozen=True, slots=True)
+class CentreLine:
+    """S1: the segment between two centres and every piece it passes through, in order."""
+
+    shooter: str
+    target: str
+    crossings: tuple[Crossing, ...]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class CentreLineBatch:
+    """S1 for many pairs as CSR arrays: pair i crossed ``piece[offsets[i]:offsets[i+1]]``.
+
+    ``first_stop[i]`` is the nearest crossed piece among those asked to stop (-1 none).
+    """
+
+    shooters: np.ndarray
+    targets: np.ndarray
+    offsets: np.ndarray
+    piece: np.ndarray
+    t: np.ndarray
+    first_stop: np.ndarray
+
+
+def _pairs(table: Table, pairs: Iterable[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+    s, t = [], []
+    for a, b in pairs:
+        s.append(table.model_index(a))
+        t.append(table.model_index(b))
+    return np.asarray(s, dtype=np.int64), np.asarray(t, dtype=np.int64)
+
+
+def _grazing(table: Table) -> bool:
+    return bool(table.option("grazing_blocks", False))
+
+
+def centre_line_batch(
+    table: Table,
+    shooters: np.ndarray,
+    targets: np.ndarray,
+    *,
+    stops: np.ndarray | None = None,
+    early_exit: bool = False,
+    index: SightIndex | None = None,
+) -> CentreLineBatch:
+    """S1 for the pairs ``(shooters[i], targets[i])`` of model indices.
+
+    ``stops`` flags the pieces that end the search with ``early_exit`` (default: the
+    pieces that block, F2); without early exit every crossing is listed.
+    """
+    ix = index or sight_index(table)
+    order = np.argsort(shooters, kind="stable")
+    s = np.asarray(shooters, dtype=np.int64)[order]
+    g = np.asarray(targets, dtype=np.int64)[order]
+    xy = np.array([[m.at.x, m.at.y] for m in table.models], dtype=np.float64).reshape(-1, 2)
+    offsets, piece, tt, first = kernels.centre_lines(
+        xy[s, 0], xy[s, 1], xy[g, 0], xy[g, 1], s + ix.n_terrain, g + ix.n_terrain,
+        ix.kind, ix.disc, ix.eoff, ix.edges, ix.bbox,
+        ix.blocks if stops is None else stops, ix.half, _grazing(table), early_exit,
+    )
+    # back to the caller's order
+    inv = np.empty_like(order)
+    inv[order] = np.arange(len(order))
+    counts = np.diff(offsets)[inv]
+    new_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    take = np.concatenate(
+        [np.arange(offsets[j], offsets[j + 1]) for j in inv] or [np.zeros(0, np.int64)]
+    ).astype(np.int64)
+    return CentreLineBatch(
+        shooters=np.asarray(shooters), targets=np.asarray(targets), offsets=new_off,
+        piece=piece[take], t=tt[take], first_stop=first[inv],
+    )
+
+
+def centre_lines(table: Table, pairs: Iterable[tuple[str, str]]) -> list[CentreLine]:
+    """S1: for each ``(shooter, target)`` pair of model ids, what its centre line crosses."""
+    pairs = list(pairs)
+    s, g = _pairs(table, pairs)
+    ix = sight_index(table)
+    batch = centre_line_batch(table, s, g, index=ix)
+    lines = []
+    for i, (a, b) in enumerate(pairs):
+        ks = batch.piece[batch.offsets[i]:batch.offsets[i + 1]]
+        ts = batch.t[batch.offsets[i]:batch.offsets[i + 1]]
+        lines.append(CentreLine(a, b, tuple(
+            Crossing(ix.ids[k], float(t), bool(k >= ix.n_terrain)) for k, t in zip(ks, ts, strict=True)
+        )))
+    return lines
+
+
+def visible_fraction_batch(
+    table: Table,
+    shooters: np.ndarray,
+    targets: np.ndarray,
+    *,
+    hides: np.ndarray | None = None,
+    index: SightIndex | None = None,
+) -> np.ndarray:
+    """S2 for the pairs of model indices: the share of the target's base seen from the
+    shooter's centre. ``hides`` flags the pieces that hide (default: those that block)."""
+    ix = index or sight_index(table)
+    order = np.argsort(shooters, kind="stable")
+    s = np.asarray(shooters, dtype=np.int64)[order]
+    g = np.asarray(targets, dtype=np.int64)[order]
+    xyr = np.array(
+        [[m.at.x, m.at.y, m.base.radius] for m in table.models], dtype=np.float64
+    ).reshape(-1, 3)
+    out = kernels.visible_fractions(
+        xyr[s, 0], xyr[s, 1], np.ascontiguousarray(xyr[g]), s + ix.n_terrain,
+        g + ix.n_terrain, ix.kind, ix.disc, ix.eoff, ix.edges, ix.bbox,
+        ix.blocks if hides is None else hides, ix.half, _grazing(table),
+    )
+    result = np.empty_like(out)
+    result[order] = out
+    return result
+
+
+def visible_fraction(table: Table, shooter: str, target: str) -> float:
+    """S2 for one pair of model ids, with the pieces that block (F2) hiding."""
+    s, g = _pairs(table, [(shooter, target)])
+    return float(visible_fraction_batch(table, s, g)[0])
+
+
+@dataclass(frozen=True, slots=True)
+class SegmentView:
+    """How much of a segment (a window opening) a point sees, and one point seen."""
+
+    share: float
+    witness: Point | None
+
+
+def view_of_segment(
+    table: Table,
+    origin: Point,
+    segment: tuple[Point, Point],
+    *,
+    skip: Sequence[str] = (),
+    hides: np.ndarray | None = None,
+    index: SightIndex | None = None,
+) -> SegmentView:
+    """From ``origin``, the share of ``segment`` that clear lines reach (S2 on a segment)."""
+    ix = index or sight_index(table)
+    skipped = {ix.ids.index(s) for s in skip}
+    mask = ix.blocks if hides is None else hides
+    cand = np.asarray(
+        [k for k in range(len(ix.ids)) if mask[k] and k not in skipped], dtype=np.int64
+    )
+    t = np.array([segment[0].x, segment[0].y, segment[1].x, segment[1].y], dtype=np.float64)
+    share, _, wx, wy = kernels.visible_share(
+        origin.x, origin.y, kernels.TARGET_SEGMENT, t, cand, len(cand),
+        ix.kind, ix.disc, ix.eoff, ix.edges, ix.half, _grazing(table),
+    )
+    witness = None if np.isnan(wx) else Point(float(wx), float(wy))
+    return SegmentView(float(share), witness)
+
+
+def touching(table: Table, *, tolerance: float | None = None) -> np.ndarray:
+    """G4: ``[model, terrain]`` is true where the model's base touches the piece's footprint
+    (gap at most the contact tolerance; a base overlapping the piece touches it)."""
+    tol = table.contact_tolerance if tolerance is None else tolerance
+    if not table.models or not table.terrain:
+        return np.zeros((len(table.models), len(table.terrain)), dtype=np.bool_)
+    centres = shapely.points([(m.at.x, m.at.y) for m in table.models])
+    radii = np.array([m.base.radius for m in table.models])
+    shapes = np.array([t.footprint.shape() for t in table.terrain], dtype=object)
+    gaps = shapely.distance(centres[:, None], shapes[None, :]) - radii[:, None]
+    return np.asarray(gaps <= tol + 1e-9)

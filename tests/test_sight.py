@@ -1,0 +1,204 @@
+"""S1 and S2 against brute-force shapely oracles on seeded random tables (G5, S1, S2)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+
+from arbitre import sight
+from arbitre.geometry import Disc, Point, PolygonFootprint, rect_points
+from arbitre.samples import random_table
+from arbitre.table import Model, Table, Terrain
+
+BAND = 1e-6  # oracle and kernel may disagree only this close to a boundary
+
+
+def piece_shapes(table: Table) -> tuple[list[str], list[object], list[tuple[float, float, float] | None]]:
+    """Every piece as an id, a shapely shape, and for discs their exact circle."""
+    ids, shapes, circles = [], [], []
+    for t in table.terrain:
+        ids.append(t.id)
+        shapes.append(t.footprint.shape())
+        fp = t.footprint
+        circles.append((fp.centre.x, fp.centre.y, fp.radius) if hasattr(fp, "radius") else None)
+    for m in table.models:
+        ids.append(m.id)
+        shapes.append(shapely.Point(m.at.x, m.at.y).buffer(max(m.base.radius, 1e-9), 64))
+        circles.append((m.at.x, m.at.y, m.base.radius))
+    return ids, shapes, circles
+
+
+def bf_crosses(line: shapely.LineString, shape: object, circle: tuple[float, float, float] | None,
+               half: float) -> bool | None:
+    """Brute force G5: True, False, or None inside the ambiguous band."""
+    if circle is not None:
+        d = line.distance(shapely.Point(circle[0], circle[1])) - circle[2]
+    else:
+        d = line.distance(shape)
+        if half == 0 and d == 0:
+            inner = shape.buffer(-BAND)
+            if line.intersects(inner):
+                return True
+            return False if not line.relate_pattern(shape, "T********") else None
+    if d < half - BAND:
+        return True
+    if d > half + BAND:
+        return False
+    return None
+
+
+@pytest.mark.parametrize("beam", [1.0, 0.0])
+def test_s1_centre_lines_match_shapely_on_200_random_tables(beam: float) -> None:
+    ambiguous = checked = 0
+    for seed in range(200):
+        table = random_table(seed, models=12, terrain=8, degenerate=seed % 2 == 0, beam=beam,
+                             width=500.0)
+        half = beam / 2
+        ids, shapes, circles = piece_shapes(table)
+        pairs = [(a.id, b.id) for a in table.models for b in table.models if a.id != b.id]
+        for line_ruling in sight.centre_lines(table, pairs):
+            a = table.model(line_ruling.shooter).at
+            b = table.model(line_ruling.target).at
+            line = shapely.LineString([(a.x, a.y), (b.x, b.y)])
+            got = [c.piece for c in line_ruling.crossings]
+            for pid, shape, circle in zip(ids, shapes, circles, strict=True):
+                if pid in (line_ruling.shooter, line_ruling.target):
+                    assert pid not in got
+                    continue
+                want = bf_crosses(line, shape, circle, half)
+                if want is None:
+                    ambiguous += 1
+                    continue
+                checked += 1
+                assert (pid in got) == want, (seed, line_ruling.shooter, line_ruling.target, pid)
+            # ordered along the line by where each piece is first met
+            firsts = []
+            for c in line_ruling.crossings:
+                shape = shapes[ids.index(c.piece)]
+                inter = line.intersection(shape.buffer(max(half, 1e-9), 64))
+                coords = shapely.get_coordinates(inter)
+                firsts.append(min(line.project(shapely.Point(p)) for p in coords) / max(line.length, 1e-12)
+                              if len(coords) else c.t)
+            for (t1, c1), (t2, c2) in zip(zip(firsts, line_ruling.crossings), zip(firsts[1:], line_ruling.crossings[1:])):
+                assert t1 <= t2 + 2e-3, (seed, c1, c2)
+    assert checked > 100_000
+    assert ambiguous < checked / 1000
+
+
+def bf_visible_fraction(table: Table, shooter: str, target: str, rays: int = 1500) -> tuple[float, int]:
+    """Dense sampling: the share of rays across the target's base reaching it clear,
+    and how many times the answer changed between neighbouring rays."""
+    s, t = table.model(shooter), table.model(target)
+    half = table.beam / 2
+    c = np.array([s.at.x, s.at.y])
+    v = np.array([t.at.x, t.at.y]) - c
+    d = float(np.hypot(*v))
+    phi = math.atan2(v[1], v[0])
+    alpha = math.asin(t.base.radius / d)
+    psi = -alpha + (np.arange(rays) + 0.5) * (2 * alpha / rays)
+    s_near = d * np.cos(psi) - np.sqrt(np.maximum(0.0, t.base.radius**2 - (d * np.sin(psi)) ** 2))
+    ends = c + s_near[:, None] * np.stack([np.cos(phi + psi), np.sin(phi + psi)], axis=1)
+    lines = shapely.linestrings(np.stack([np.broadcast_to(c, ends.shape), ends], axis=1))
+    blocked = np.zeros(rays, dtype=bool)
+    ids, shapes, circles = piece_shapes(table)
+    for pid, shape, circle in zip(ids, shapes, circles, strict=True):
+        if pid in (shooter, target):
+            continue
+        if pid in table and pid not in {m.id for m in table.models} and not table.piece(pid).blocks:
+            continue
+        if circle is not None:
+            dist = shapely.distance(lines, shapely.Point(circle[0], circle[1])) - circle[2]
+        else:
+            dist = shapely.distance(lines, shape)
+        blocked |= dist < half if half > 0 else shapely.intersects(lines, shape.buffer(-BAND))
+    changes = int(np.count_nonzero(blocked[1:] != blocked[:-1]))
+    return float(np.mean(~blocked)), changes
+
+
+def test_s2_visible_fraction_matches_dense_sampling() -> None:
+    rng = np.random.default_rng(7)
+    compared = 0
+    for seed in range(200):
+        table = random_table(seed, models=14, terrain=8, degenerate=seed % 3 == 0, width=450.0)
+        with_base = [m for m in table.models if m.base.radius > 0]
+        for _ in range(3):
+            s, t = rng.choice(len(with_base), 2, replace=False)
+            a, b = with_base[s], with_base[t]
+            if a.at.distance(b.at) <= a.base.radius + b.base.radius:
+                continue
+            exact = sight.visible_fraction(table, a.id, b.id)
+            sampled, changes = bf_visible_fraction(table, a.id, b.id)
+            assert abs(exact - sampled) <= (changes + 2) / 1500, (seed, a.id, b.id, exact, sampled)
+            compared += 1
+    assert compared > 400
+
+
+def _row(*models: Model, terrain: tuple[Terrain, ...] = (), beam: float = 1.0) -> Table:
+    return Table(width=1000, depth=1000, models=models, terrain=terrain, beam=beam)
+
+
+def test_s2_half_hidden_target_is_exactly_half() -> None:
+    # a blocker whose edge lies exactly on the centre line hides exactly half the target
+    wall = Terrain("w", PolygonFootprint(rect_points(Point(500, 480), 40, 40, 0)))
+    t = _row(Model("a", "r", Point(100, 500)), Model("b", "b", Point(900, 500)), terrain=(wall,),
+             beam=0.0)
+    assert sight.visible_fraction(t, "a", "b") == pytest.approx(0.5, abs=1e-9)
+
+
+@pytest.mark.parametrize(("gap", "beam", "blocked"), [
+    (0.0, 1.0, True),     # G5: bases in contact are a wall
+    (0.9, 1.0, True),     # a gap narrower than the beam
+    (1.1, 1.0, False),    # a gap wider than the beam
+    (0.0, 0.0, False),    # a mathematical line through a zero-width gap: grazing only
+])
+def test_s1_line_between_two_bases(gap: float, beam: float, blocked: bool) -> None:
+    r = 12.5
+    t = _row(
+        Model("a", "r", Point(100, 500)), Model("b", "b", Point(900, 500)),
+        Model("u", "g", Point(500, 500 + r + gap / 2)), Model("d", "g", Point(500, 500 - r - gap / 2)),
+        beam=beam,
+    )
+    (line,) = sight.centre_lines(t, [("a", "b")])
+    assert bool(line.crossings) is blocked
+
+
+@pytest.mark.parametrize(("beam", "grazing", "expected"), [
+    (0.0, False, False), (0.0, True, True), (1.0, False, True),
+])
+def test_s1_line_along_an_edge(beam: float, grazing: bool, expected: bool) -> None:
+    box = Terrain("box", PolygonFootprint(rect_points(Point(500, 550), 100, 100, 0)))
+    t = Table(width=1000, depth=1000, terrain=(box,), beam=beam,
+              models=(Model("a", "r", Point(100, 500), Disc(0)), Model("b", "b", Point(900, 500), Disc(0))),
+              options=(("grazing_blocks", grazing),))
+    (line,) = sight.centre_lines(t, [("a", "b")])
+    assert bool(line.crossings) is expected
+
+
+def test_s1_crossings_in_order_and_own_bases_ignored() -> None:
+    pieces = tuple(
+        Terrain(f"h{i}", PolygonFootprint(rect_points(Point(200 + 150 * i, 500), 20, 60, 0)),
+                sight="cover", size="small")
+        for i in range(4)
+    )
+    t = _row(Model("a", "r", Point(100, 500)), Model("b", "b", Point(900, 500)),
+             Model("c", "b", Point(600, 500)), terrain=pieces[::-1])
+    (line,) = sight.centre_lines(t, [("a", "b")])
+    assert [c.piece for c in line.crossings] == ["h0", "h1", "h2", "c", "h3"]
+    (back,) = sight.centre_lines(t, [("b", "a")])
+    assert [c.piece for c in back.crossings] == ["h3", "c", "h2", "h1", "h0"]
+
+
+def test_s1_batch_early_exit_agrees_with_full_lists() -> None:
+    table = random_table(3, models=60, terrain=20)
+    n = len(table.models)
+    s, g = np.divmod(np.arange(n * n), n)
+    keep = s != g
+    s, g = s[keep], g[keep]
+    full = sight.centre_line_batch(table, s, g)
+    fast = sight.centre_line_batch(table, s, g, early_exit=True)
+    blocked_full = full.first_stop >= 0
+    assert np.array_equal(blocked_full, fast.first_stop >= 0)
+    assert blocked_full.any() and not blocked_full.all()
