@@ -1,0 +1,262 @@
+"""Frostgrave house rule for lines of sight and cover (F1-F9, seed 000).
+
+The line of sight is the centre line (F1, S1). A large piece or another model's base on
+it blocks (F2); each small piece on it gives +1 (F3), +3 when the target touches it
+(F4). Walls block even through their windows (F7), except for a model touching a wall at
+a window: it shoots as if the wall were not there, its targets getting +1 for the wall
+(F5), and it can be shot by whoever sees the window, with +3 (F6). Models without a base
+use their centre (F8); the visible share of the base (S2) is reported beside (F9).
+
+:func:`matrix` rules every ordered pair of a table at once (the fast path);
+:func:`rulings` explains the pairs asked. Both agree, pair by pair.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+
+from arbitre import sight
+from arbitre.errors import RulesError
+from arbitre.geometry import Point, WallFootprint, Window
+from arbitre.rules.options import declare, read_options
+from arbitre.rules.ruling import LosRuling, Reason
+from arbitre.table import Table
+
+
+@declare
+@dataclass(frozen=True, slots=True)
+class FrostgraveOptions:
+    """Options of the F rules (RULES.md): G5 grazing, F9 visible fraction."""
+
+    grazing_blocks: bool = False
+    visible_fraction: bool = False
+
+
+def options(table: Table) -> FrostgraveOptions:
+    """The table's Frostgrave options, checked."""
+    return read_options(FrostgraveOptions, table.options)
+
+
+@dataclass(frozen=True, slots=True)
+class WindowContact:
+    """A model touching a wall exactly where a window is (F5, F6)."""
+
+    model: str
+    wall: str
+    window: Window
+
+
+def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
+    """For each model touching a wall at a window (G4 contact with the window's part of
+    the wall), the windows it stands at."""
+    found: dict[str, list[WindowContact]] = {}
+    for piece in table.terrain:
+        fp = piece.footprint
+        if not isinstance(fp, WallFootprint) or not fp.windows or not piece.blocks:
+            continue
+        for window in fp.windows:
+            part = fp.window_slice(window)
+            for model in table.models:
+                gap = part.distance(shapely.Point(model.at.x, model.at.y)) - model.base.radius
+                if gap <= table.contact_tolerance + 1e-9:
+                    found.setdefault(model.id, []).append(WindowContact(model.id, piece.id, window))
+    return {k: tuple(v) for k, v in found.items()}
+
+
+@dataclass(frozen=True, slots=True)
+class FrostgraveMatrix:
+    """Every ordered pair at once: ``visible[s, t]`` and ``cover[s, t]`` by model index."""
+
+    ids: tuple[str, ...]
+    visible: np.ndarray
+    cover: np.ndarray
+
+
+def matrix(table: Table) -> FrostgraveMatrix:
+    """F1-F7 for every ordered pair of models, batched (the diagonal is False / 0)."""
+    options(table)
+    n = len(table.models)
+    ids = tuple(m.id for m in table.models)
+    visible = np.zeros((n, n), dtype=np.bool_)
+    cover = np.zeros((n, n), dtype=np.int16)
+    if n < 2:
+        return FrostgraveMatrix(ids, visible, cover)
+    s, g = np.divmod(np.arange(n * n, dtype=np.int64), n)
+    keep = s != g
+    s, g = s[keep], g[keep]
+    ix = sight.sight_index(table)
+    batch = sight.centre_line_batch(table, s, g, early_exit=True, index=ix)
+    clear = batch.first_stop < 0
+    touch = sight.touching(table)
+    pair_of = np.repeat(np.arange(len(s)), np.diff(batch.offsets))
+    k = batch.piece
+    small = (k < ix.n_terrain) & ~ix.blocks[k]
+    kk = np.where(small, k, 0)
+    bonus = np.where(small, 1 + 2 * touch[g[pair_of], kk], 0) if len(k) else np.zeros(0)
+    per_pair = np.bincount(pair_of, weights=bonus, minlength=len(s)).astype(np.int16)
+    visible[s, g] = clear
+    cover[s, g] = np.where(clear, per_pair, 0)
+    contacts = window_contacts(table)
+    if contacts:
+        at_window = [i for i, m in enumerate(table.models) if m.id in contacts]
+        redo = [(a, b) for a in range(n) for b in range(n) if a != b
+                and (a in at_window or b in at_window)]
+        for ruling, (a, b) in zip(rulings(table, [(ids[a], ids[b]) for a, b in redo]), redo,
+                                  strict=True):
+            visible[a, b] = ruling.visible
+            cover[a, b] = ruling.cover
+    return FrostgraveMatrix(ids, visible, cover)
+
+
+def rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRuling]:
+    """F1-F9 for each ``(shooter, target)`` pair, each ruling with its reasons."""
+    opts = options(table)
+    for a, b in pairs:
+        table.model(a)
+        table.model(b)
+        if a == b:
+            raise RulesError(f"a model does not shoot itself: {a!r}")
+    if not pairs:
+        return []
+    lines = sight.centre_lines(table, pairs)
+    s = np.asarray([table.model_index(a) for a, _ in pairs], dtype=np.int64)
+    g = np.asarray([table.model_index(b) for _, b in pairs], dtype=np.int64)
+    fractions = sight.visible_fraction_batch(table, s, g)
+    touch = sight.touching(table)
+    contacts = window_contacts(table)
+    for i, (a, b) in enumerate(pairs):
+        if a in contacts or b in contacts:
+            fractions[i] = _window_fraction(table, a, b, contacts)
+    return [
+        _rule(table, opts, line, float(frac), touch, contacts)
+        for line, frac in zip(lines, fractions, strict=True)
+    ]
+
+
+def _window_fraction(
+    table: Table, a: str, b: str, contacts: dict[str, tuple[WindowContact, ...]]
+) -> float:
+    """S2 for a pair at a window: the shooter's window walls hide nothing (F5), the
+    target's hide only where they have no opening (F6)."""
+    ix = sight.sight_index(table, frozenset(c.wall for c in contacts.get(b, ())))
+    hides = ix.blocks.copy()
+    for c in contacts.get(a, ()):
+        hides[ix.ids.index(c.wall)] = False
+    s = np.asarray([table.model_index(a)], dtype=np.int64)
+    g = np.asarray([table.model_index(b)], dtype=np.int64)
+    return float(sight.visible_fraction_batch(table, s, g, hides=hides, index=ix)[0])
+
+
+def _rule(
+    table: Table,
+    opts: FrostgraveOptions,
+    line: sight.CentreLine,
+    fraction: float,
+    touch: np.ndarray,
+    contacts: dict[str, tuple[WindowContact, ...]],
+) -> LosRuling:
+    a, b = line.shooter, line.target
+    target_index = table.model_index(b)
+    reasons: list[Reason] = []
+    for who in (a, b):
+        if table.model(who).base.radius <= 0:
+            reasons.append(Reason("F8", (who,), f"{who} has no base: its centre is used"))
+    crossed = ", ".join(c.piece for c in line.crossings) or "nothing"
+    reasons.append(Reason("F1", (a, b), f"centre line {a} -> {b} passes through {crossed}"))
+    shooter_walls = {c.wall for c in contacts.get(a, ())}
+    target_windows = {c.wall: c for c in contacts.get(b, ())}
+    blockers: list[str] = []
+    cover_pieces: list[str] = []
+    cover = 0
+    window_walls: list[str] = []
+    for c in line.crossings:
+        if c.is_model:
+            blockers.append(c.piece)
+            reasons.append(Reason("F2", (c.piece,), f"the line passes through the base of {c.piece}"))
+            continue
+        piece = table.piece(c.piece)
+        if piece.blocks:
+            if piece.id in shooter_walls:
+                bonus = 3 if piece.id in target_windows else 1
+                cover += bonus
+                cover_pieces.append(piece.id)
+                reasons.append(Reason("F5", (a, piece.id), (
+                    f"{a} stands at a window of {piece.id}: it sees as if the wall were not "
+                    f"there; +{bonus} cover for the wall")))
+            elif piece.id in target_windows:
+                window_walls.append(piece.id)
+            else:
+                blockers.append(piece.id)
+                is_wall = isinstance(piece.footprint, WallFootprint)
+                if is_wall and piece.footprint.windows:  # type: ignore[union-attr]
+                    reasons.append(Reason("F7", (piece.id,), (
+                        f"the line crosses wall {piece.id}; its windows open it only for a "
+                        "model touching it at a window")))
+                else:
+                    kind = "wall" if is_wall else "large terrain"
+                    reasons.append(Reason("F2", (piece.id,),
+                                          f"the line passes through {kind} {piece.id}"))
+            continue
+        if touch[target_index, table.terrain.index(piece)]:
+            cover += 3
+            reasons.append(Reason("F4", (b, piece.id), (
+                f"{b} is behind small terrain {piece.id} and touches it: +3")))
+        else:
+            cover += 1
+            reasons.append(Reason("F3", (piece.id,), f"the line passes through small terrain {piece.id}: +1"))
+        cover_pieces.append(piece.id)
+    for wall in window_walls:
+        seen = _sees_window(table, a, b, target_windows[wall], shooter_walls)
+        if seen is None:
+            blockers.append(wall)
+            reasons.append(Reason("F6", (b, wall), (
+                f"{b} stands at a window of {wall}, but no clear line from {a} reaches the window")))
+        else:
+            cover += 3
+            cover_pieces.append(wall)
+            reasons.append(Reason("F6", (b, wall), (
+                f"{b} stands at a window of {wall} and {a} sees the window "
+                f"(at {_fmt(table, seen)}): +3")))
+    visible = not blockers
+    if visible and not line.crossings:
+        reasons.append(Reason("F1", (a, b), "the centre line is clear: visible, no cover"))
+    elif not visible:
+        reasons.append(Reason("F2", tuple(blockers), f"{b} is not visible to {a}"))
+    if opts.visible_fraction:
+        reasons.append(Reason("F9", (b,), f"{fraction:.0%} of {b}'s base is visible from {a}'s centre"))
+    return LosRuling(
+        shooter=a, target=b, visible=visible, cover=cover if visible else 0,
+        reasons=tuple(reasons), visible_fraction=round(fraction, 6),
+        blockers=tuple(blockers), cover_pieces=tuple(cover_pieces) if visible else (),
+    )
+
+
+def _sees_window(
+    table: Table, shooter: str, target: str, contact: WindowContact, ignored: set[str]
+) -> Point | None:
+    """F6: a point of the window opening that the shooter's centre reaches by a clear line
+    (the wall counting only where it has no opening), or None."""
+    ix = sight.sight_index(table, frozenset({contact.wall}))
+    hides = ix.blocks.copy()
+    for wall in ignored:
+        hides[ix.ids.index(wall)] = False
+    wall = table.piece(contact.wall).footprint
+    assert isinstance(wall, WallFootprint)
+    coords = list(wall.window_opening(contact.window).coords)
+    origin = table.model(shooter).at
+    for p, q in zip(coords, coords[1:], strict=False):
+        view = sight.view_of_segment(
+            table, origin, (Point(*p), Point(*q)), skip=(shooter, target), hides=hides, index=ix
+        )
+        if view.share > 0 and view.witness is not None:
+            return view.witness
+    return None
+
+
+def _fmt(table: Table, p: Point) -> str:
+    u = table.unit
+    return f"({u.from_mm(p.x):.4g}, {u.from_mm(p.y):.4g})"
