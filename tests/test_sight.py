@@ -16,7 +16,9 @@ from arbitre.table import Model, Table, Terrain
 BAND = 1e-6  # oracle and kernel may disagree only this close to a boundary
 
 
-def piece_shapes(table: Table) -> tuple[list[str], list[object], list[tuple[float, float, float] | None]]:
+def piece_shapes(
+    table: Table,
+) -> tuple[list[str], list[object], list[tuple[float, float, float] | None]]:
     """Every piece as an id, a shapely shape, and for discs their exact circle."""
     ids, shapes, circles = [], [], []
     for t in table.terrain:
@@ -31,8 +33,9 @@ def piece_shapes(table: Table) -> tuple[list[str], list[object], list[tuple[floa
     return ids, shapes, circles
 
 
-def bf_crosses(line: shapely.LineString, shape: object, circle: tuple[float, float, float] | None,
-               half: float) -> bool | None:
+def bf_crosses(
+    line: shapely.LineString, shape: object, circle: tuple[float, float, float] | None, half: float
+) -> bool | None:
     """Brute force G5: True, False, or None inside the ambiguous band."""
     if circle is not None:
         d = line.distance(shapely.Point(circle[0], circle[1])) - circle[2]
@@ -54,8 +57,9 @@ def bf_crosses(line: shapely.LineString, shape: object, circle: tuple[float, flo
 def test_s1_centre_lines_match_shapely_on_200_random_tables(beam: float) -> None:
     ambiguous = checked = 0
     for seed in range(200):
-        table = random_table(seed, models=12, terrain=8, degenerate=seed % 2 == 0, beam=beam,
-                             width=500.0)
+        table = random_table(
+            seed, models=12, terrain=8, degenerate=seed % 2 == 0, beam=beam, width=500.0
+        )
         half = beam / 2
         ids, shapes, circles = piece_shapes(table)
         pairs = [(a.id, b.id) for a in table.models for b in table.models if a.id != b.id]
@@ -80,15 +84,20 @@ def test_s1_centre_lines_match_shapely_on_200_random_tables(beam: float) -> None
                 shape = shapes[ids.index(c.piece)]
                 inter = line.intersection(shape.buffer(max(half, 1e-9), 64))
                 coords = shapely.get_coordinates(inter)
-                firsts.append(min(line.project(shapely.Point(p)) for p in coords) / max(line.length, 1e-12)
-                              if len(coords) else c.t)
-            for (t1, c1), (t2, c2) in zip(zip(firsts, line_ruling.crossings), zip(firsts[1:], line_ruling.crossings[1:])):
-                assert t1 <= t2 + 2e-3, (seed, c1, c2)
+                firsts.append(
+                    min(line.project(shapely.Point(p)) for p in coords) / max(line.length, 1e-12)
+                    if len(coords)
+                    else c.t
+                )
+            for i in range(1, len(firsts)):
+                assert firsts[i - 1] <= firsts[i] + 2e-3, (seed, line_ruling.crossings)
     assert checked > 100_000
     assert ambiguous < checked / 1000
 
 
-def bf_visible_fraction(table: Table, shooter: str, target: str, rays: int = 1500) -> tuple[float, int]:
+def bf_visible_fraction(
+    table: Table, shooter: str, target: str, rays: int = 1500
+) -> tuple[float, int]:
     """Dense sampling: the share of rays across the target's base reaching it clear,
     and how many times the answer changed between neighbouring rays."""
     s, t = table.model(shooter), table.model(target)
@@ -143,48 +152,78 @@ def _row(*models: Model, terrain: tuple[Terrain, ...] = (), beam: float = 1.0) -
 def test_s2_half_hidden_target_is_exactly_half() -> None:
     # a blocker whose edge lies exactly on the centre line hides exactly half the target
     wall = Terrain("w", PolygonFootprint(rect_points(Point(500, 480), 40, 40, 0)))
-    t = _row(Model("a", "r", Point(100, 500)), Model("b", "b", Point(900, 500)), terrain=(wall,),
-             beam=0.0)
+    t = _row(
+        Model("a", "r", Point(100, 500)),
+        Model("b", "b", Point(900, 500)),
+        terrain=(wall,),
+        beam=0.0,
+    )
     assert sight.visible_fraction(t, "a", "b") == pytest.approx(0.5, abs=1e-9)
 
 
-@pytest.mark.parametrize(("gap", "beam", "blocked"), [
-    (0.0, 1.0, True),     # G5: bases in contact are a wall
-    (0.9, 1.0, True),     # a gap narrower than the beam
-    (1.1, 1.0, False),    # a gap wider than the beam
-    (0.0, 0.0, False),    # a mathematical line through a zero-width gap: grazing only
-])
+@pytest.mark.parametrize(
+    ("gap", "beam", "blocked"),
+    [
+        (0.0, 1.0, True),  # G5: bases in contact are a wall
+        (0.9, 1.0, True),  # a gap narrower than the beam
+        (1.1, 1.0, False),  # a gap wider than the beam
+        (0.0, 0.0, False),  # a mathematical line through a zero-width gap: grazing only
+    ],
+)
 def test_s1_line_between_two_bases(gap: float, beam: float, blocked: bool) -> None:
     r = 12.5
     t = _row(
-        Model("a", "r", Point(100, 500)), Model("b", "b", Point(900, 500)),
-        Model("u", "g", Point(500, 500 + r + gap / 2)), Model("d", "g", Point(500, 500 - r - gap / 2)),
+        Model("a", "r", Point(100, 500)),
+        Model("b", "b", Point(900, 500)),
+        Model("u", "g", Point(500, 500 + r + gap / 2)),
+        Model("d", "g", Point(500, 500 - r - gap / 2)),
         beam=beam,
     )
     (line,) = sight.centre_lines(t, [("a", "b")])
     assert bool(line.crossings) is blocked
 
 
-@pytest.mark.parametrize(("beam", "grazing", "expected"), [
-    (0.0, False, False), (0.0, True, True), (1.0, False, True),
-])
+@pytest.mark.parametrize(
+    ("beam", "grazing", "expected"),
+    [
+        (0.0, False, False),
+        (0.0, True, True),
+        (1.0, False, True),
+    ],
+)
 def test_s1_line_along_an_edge(beam: float, grazing: bool, expected: bool) -> None:
     box = Terrain("box", PolygonFootprint(rect_points(Point(500, 550), 100, 100, 0)))
-    t = Table(width=1000, depth=1000, terrain=(box,), beam=beam,
-              models=(Model("a", "r", Point(100, 500), Disc(0)), Model("b", "b", Point(900, 500), Disc(0))),
-              options=(("grazing_blocks", grazing),))
+    t = Table(
+        width=1000,
+        depth=1000,
+        terrain=(box,),
+        beam=beam,
+        models=(
+            Model("a", "r", Point(100, 500), Disc(0)),
+            Model("b", "b", Point(900, 500), Disc(0)),
+        ),
+        options=(("grazing_blocks", grazing),),
+    )
     (line,) = sight.centre_lines(t, [("a", "b")])
     assert bool(line.crossings) is expected
 
 
 def test_s1_crossings_in_order_and_own_bases_ignored() -> None:
     pieces = tuple(
-        Terrain(f"h{i}", PolygonFootprint(rect_points(Point(200 + 150 * i, 500), 20, 60, 0)),
-                sight="cover", size="small")
+        Terrain(
+            f"h{i}",
+            PolygonFootprint(rect_points(Point(200 + 150 * i, 500), 20, 60, 0)),
+            sight="cover",
+            size="small",
+        )
         for i in range(4)
     )
-    t = _row(Model("a", "r", Point(100, 500)), Model("b", "b", Point(900, 500)),
-             Model("c", "b", Point(600, 500)), terrain=pieces[::-1])
+    t = _row(
+        Model("a", "r", Point(100, 500)),
+        Model("b", "b", Point(900, 500)),
+        Model("c", "b", Point(600, 500)),
+        terrain=pieces[::-1],
+    )
     (line,) = sight.centre_lines(t, [("a", "b")])
     assert [c.piece for c in line.crossings] == ["h0", "h1", "h2", "c", "h3"]
     (back,) = sight.centre_lines(t, [("b", "a")])

@@ -115,8 +115,12 @@ Footprint = PolygonFootprint | CircleFootprint | WallFootprint
 def rect_points(at: Point, width: float, depth: float, angle: float) -> tuple[Point, ...]:
     """Corners of a rectangle centred on ``at``, rotated ``angle`` degrees counter-clockwise."""
     c, s = math.cos(math.radians(angle)), math.sin(math.radians(angle))
-    half = ((-width / 2, -depth / 2), (width / 2, -depth / 2), (width / 2, depth / 2),
-            (-width / 2, depth / 2))
+    half = (
+        (-width / 2, -depth / 2),
+        (width / 2, -depth / 2),
+        (width / 2, depth / 2),
+        (-width / 2, depth / 2),
+    )
     return tuple(Point(at.x + c * dx - s * dy, at.y + s * dx + c * dy) for dx, dy in half)
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 EPS = 1e-7
 NBUCKETS = 128
@@ -763,7 +763,106 @@ def visible_fractions(
                 cand[nc] = k
                 nc += 1
         out[i] = visible_share(
-            ax[i], ay[i], TARGET_DISC, targets[i], cand, nc, kind, disc, eoff, edges, half,
+            ax[i],
+            ay[i],
+            TARGET_DISC,
+            targets[i],
+            cand,
+            nc,
+            kind,
+            disc,
+            eoff,
+            edges,
+            half,
             grazing,
         )[0]
+    return out
+
+
+# --- the all-pairs matrix: a fixed-size answer per pair, shooters in parallel ----------
+
+
+@njit(cache=True, parallel=True)
+def all_pairs(
+    xy: np.ndarray,
+    first_piece: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    stops: np.ndarray,
+    weights: np.ndarray,
+    half: float,
+    grazing: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """S1 for every ordered pair of the points ``xy`` (model i is piece first_piece + i).
+
+    For pair (s, t): ``stop[s, t]``, some crossed piece whose ``stops`` flag is set (-1
+    for none; the search ends there), and ``total[s, t]``, the sum of ``weights[t, k]``
+    over the other pieces k crossed (complete only when nothing stops the line).
+    """
+    n = xy.shape[0]
+    npieces = kind.shape[0]
+    stop = np.full((n, n), -1, np.int64)
+    total = np.zeros((n, n), np.float64)
+    bw = TWO_PI / NBUCKETS
+    for s in prange(n):
+        count = np.zeros(NBUCKETS, np.int64)
+        items = np.empty((NBUCKETS, max(npieces, 1)), np.int64)
+        dmin = np.empty(max(npieces, 1))
+        ox = xy[s, 0]
+        oy = xy[s, 1]
+        _fill_buckets(ox, oy, kind, disc, eoff, edges, bbox, half, count, items, dmin)
+        for t in range(n):
+            if t == s:
+                continue
+            vx = xy[t, 0] - ox
+            vy = xy[t, 1] - oy
+            length = math.sqrt(vx * vx + vy * vy)
+            b = int(math.floor((math.atan2(vy, vx) + math.pi) / bw)) % NBUCKETS
+            acc = 0.0
+            for j in range(count[b]):
+                k = items[b, j]
+                if k == first_piece + s or k == first_piece + t or dmin[k] > length:
+                    continue
+                if crosses(k, ox, oy, xy[t, 0], xy[t, 1], kind, disc, eoff, edges, half, grazing):
+                    if stops[k]:
+                        stop[s, t] = k
+                        break
+                    acc += weights[t, k]
+            total[s, t] = acc
+    return stop, total
+
+
+@njit(cache=True)
+def gaps(
+    xy: np.ndarray,
+    radius: np.ndarray,
+    pieces: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+) -> np.ndarray:
+    """G4: the gap between each base (centre, radius) and each piece listed (negative
+    when they overlap; a base whose centre is inside a polygon has gap <= -radius)."""
+    out = np.empty((xy.shape[0], pieces.shape[0]))
+    for i in range(xy.shape[0]):
+        px = xy[i, 0]
+        py = xy[i, 1]
+        for j in range(pieces.shape[0]):
+            k = pieces[j]
+            if kind[k] == DISC:
+                d = math.sqrt((px - disc[k, 0]) ** 2 + (py - disc[k, 1]) ** 2) - disc[k, 2]
+            else:
+                d = np.inf
+                for e in range(eoff[k], eoff[k + 1]):
+                    d = min(
+                        d,
+                        _seg_point_dist(edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3], px, py),
+                    )
+                if _inside(edges, eoff[k], eoff[k + 1], px, py):
+                    d = -d
+            out[i, j] = d - radius[i]
     return out

@@ -22,7 +22,7 @@ from arbitre.geometry import (
     Window,
     rect_points,
 )
-from arbitre.table import Model, Table, Terrain
+from arbitre.table import Model, Sight, Table, Terrain
 
 
 def _polygon(rng: np.random.Generator, at: Point, size: float) -> tuple[Point, ...]:
@@ -39,13 +39,17 @@ def _polygon(rng: np.random.Generator, at: Point, size: float) -> tuple[Point, .
 def _terrain(rng: np.random.Generator, i: int, width: float, depth: float) -> Terrain:
     at = Point(float(rng.uniform(0, width)), float(rng.uniform(0, depth)))
     shape = rng.choice(["rect", "polygon", "circle", "wall"], p=[0.4, 0.3, 0.15, 0.15])
-    sight = "blocks" if rng.random() < 0.5 else "cover"
+    sight: Sight = "blocks" if rng.random() < 0.5 else "cover"
     fp: Footprint
     if shape == "rect":
-        fp = PolygonFootprint(rect_points(
-            at, float(rng.uniform(20, 120)), float(rng.uniform(8, 80)),
-            float(rng.choice([0.0, 45.0, float(rng.uniform(0, 180))])),
-        ))
+        fp = PolygonFootprint(
+            rect_points(
+                at,
+                float(rng.uniform(20, 120)),
+                float(rng.uniform(8, 80)),
+                float(rng.choice([0.0, 45.0, float(rng.uniform(0, 180))])),
+            )
+        )
     elif shape == "polygon":
         fp = PolygonFootprint(_polygon(rng, at, float(rng.uniform(20, 70))))
     elif shape == "circle":
@@ -93,8 +97,7 @@ def random_table(
         placed.append(Model(f"m{i}", "red" if i % 2 == 0 else "blue", at, Disc(diameter)))
     if degenerate:
         placed = _degenerate(rng, placed, pieces, base)
-    return Table(width=width, depth=depth, terrain=tuple(pieces), models=tuple(placed),
-                 beam=beam)
+    return Table(width=width, depth=depth, terrain=tuple(pieces), models=tuple(placed), beam=beam)
 
 
 def _degenerate(
@@ -141,9 +144,12 @@ def _degenerate(
             b = Point(a.x + 2 * r * math.cos(ang), a.y + 2 * r * math.sin(ang))
         else:
             # standing inside a piece of terrain
-            t = pieces[int(rng.integers(len(pieces)))] if pieces else None
-            c = t.footprint.shape().representative_point() if t else None
-            b = Point(float(c.x), float(c.y)) if c is not None else Point(a.x + 50, a.y)
+            if pieces:
+                inner = pieces[int(rng.integers(len(pieces)))].footprint.shape()
+                c = inner.representative_point()
+                b = Point(float(c.x), float(c.y))
+            else:
+                b = Point(a.x + 50, a.y)
         out[j] = Model(out[j].id, out[j].side, a, out[j].base)
         out[j + 1] = Model(out[j + 1].id, out[j + 1].side, b, out[j + 1].base)
     return out

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-import shapely
 from shapely.geometry.base import BaseGeometry
 
 from arbitre import kernels
@@ -50,9 +49,7 @@ def _rings(shape: BaseGeometry) -> list[np.ndarray]:
     return rings
 
 
-def build_index(
-    table: Table, *, solid: frozenset[str] = frozenset()
-) -> SightIndex:
+def build_index(table: Table, *, solid: frozenset[str] = frozenset()) -> SightIndex:
     """Pack a table's pieces; walls named in ``solid`` lose their window openings (F6)."""
     kinds: list[int] = []
     discs: list[tuple[float, float, float]] = []
@@ -173,23 +170,37 @@ def centre_line_batch(
     order = np.argsort(shooters, kind="stable")
     s = np.asarray(shooters, dtype=np.int64)[order]
     g = np.asarray(targets, dtype=np.int64)[order]
-    xy = np.array([[m.at.x, m.at.y] for m in table.models], dtype=np.float64).reshape(-1, 2)
+    xy = _xy(table)
     offsets, piece, tt, first = kernels.centre_lines(
-        xy[s, 0], xy[s, 1], xy[g, 0], xy[g, 1], s + ix.n_terrain, g + ix.n_terrain,
-        ix.kind, ix.disc, ix.eoff, ix.edges, ix.bbox,
-        ix.blocks if stops is None else stops, ix.half, _grazing(table), early_exit,
+        xy[s, 0],
+        xy[s, 1],
+        xy[g, 0],
+        xy[g, 1],
+        s + ix.n_terrain,
+        g + ix.n_terrain,
+        ix.kind,
+        ix.disc,
+        ix.eoff,
+        ix.edges,
+        ix.bbox,
+        ix.blocks if stops is None else stops,
+        ix.half,
+        _grazing(table),
+        early_exit,
     )
     # back to the caller's order
     inv = np.empty_like(order)
     inv[order] = np.arange(len(order))
     counts = np.diff(offsets)[inv]
     new_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
-    take = np.concatenate(
-        [np.arange(offsets[j], offsets[j + 1]) for j in inv] or [np.zeros(0, np.int64)]
-    ).astype(np.int64)
+    take = np.repeat(offsets[:-1][inv] - new_off[:-1], counts) + np.arange(new_off[-1])
     return CentreLineBatch(
-        shooters=np.asarray(shooters), targets=np.asarray(targets), offsets=new_off,
-        piece=piece[take], t=tt[take], first_stop=first[inv],
+        shooters=np.asarray(shooters),
+        targets=np.asarray(targets),
+        offsets=new_off,
+        piece=piece[take],
+        t=tt[take],
+        first_stop=first[inv],
     )
 
 
@@ -201,11 +212,18 @@ def centre_lines(table: Table, pairs: Iterable[tuple[str, str]]) -> list[CentreL
     batch = centre_line_batch(table, s, g, index=ix)
     lines = []
     for i, (a, b) in enumerate(pairs):
-        ks = batch.piece[batch.offsets[i]:batch.offsets[i + 1]]
-        ts = batch.t[batch.offsets[i]:batch.offsets[i + 1]]
-        lines.append(CentreLine(a, b, tuple(
-            Crossing(ix.ids[k], float(t), bool(k >= ix.n_terrain)) for k, t in zip(ks, ts, strict=True)
-        )))
+        ks = batch.piece[batch.offsets[i] : batch.offsets[i + 1]]
+        ts = batch.t[batch.offsets[i] : batch.offsets[i + 1]]
+        lines.append(
+            CentreLine(
+                a,
+                b,
+                tuple(
+                    Crossing(ix.ids[k], float(t), bool(k >= ix.n_terrain))
+                    for k, t in zip(ks, ts, strict=True)
+                ),
+            )
+        )
     return lines
 
 
@@ -227,9 +245,19 @@ def visible_fraction_batch(
         [[m.at.x, m.at.y, m.base.radius] for m in table.models], dtype=np.float64
     ).reshape(-1, 3)
     out = kernels.visible_fractions(
-        xyr[s, 0], xyr[s, 1], np.ascontiguousarray(xyr[g]), s + ix.n_terrain,
-        g + ix.n_terrain, ix.kind, ix.disc, ix.eoff, ix.edges, ix.bbox,
-        ix.blocks if hides is None else hides, ix.half, _grazing(table),
+        xyr[s, 0],
+        xyr[s, 1],
+        np.ascontiguousarray(xyr[g]),
+        s + ix.n_terrain,
+        g + ix.n_terrain,
+        ix.kind,
+        ix.disc,
+        ix.eoff,
+        ix.edges,
+        ix.bbox,
+        ix.blocks if hides is None else hides,
+        ix.half,
+        _grazing(table),
     )
     result = np.empty_like(out)
     result[order] = out
@@ -268,21 +296,64 @@ def view_of_segment(
     )
     t = np.array([segment[0].x, segment[0].y, segment[1].x, segment[1].y], dtype=np.float64)
     share, _, wx, wy = kernels.visible_share(
-        origin.x, origin.y, kernels.TARGET_SEGMENT, t, cand, len(cand),
-        ix.kind, ix.disc, ix.eoff, ix.edges, ix.half, _grazing(table),
+        origin.x,
+        origin.y,
+        kernels.TARGET_SEGMENT,
+        t,
+        cand,
+        len(cand),
+        ix.kind,
+        ix.disc,
+        ix.eoff,
+        ix.edges,
+        ix.half,
+        _grazing(table),
     )
     witness = None if np.isnan(wx) else Point(float(wx), float(wy))
     return SegmentView(float(share), witness)
 
 
-def touching(table: Table, *, tolerance: float | None = None) -> np.ndarray:
+def _xy(table: Table) -> np.ndarray:
+    return np.array([[m.at.x, m.at.y] for m in table.models], dtype=np.float64).reshape(-1, 2)
+
+
+def touching(table: Table, *, index: SightIndex | None = None) -> np.ndarray:
     """G4: ``[model, terrain]`` is true where the model's base touches the piece's footprint
     (gap at most the contact tolerance; a base overlapping the piece touches it)."""
-    tol = table.contact_tolerance if tolerance is None else tolerance
-    if not table.models or not table.terrain:
-        return np.zeros((len(table.models), len(table.terrain)), dtype=np.bool_)
-    centres = shapely.points([(m.at.x, m.at.y) for m in table.models])
-    radii = np.array([m.base.radius for m in table.models])
-    shapes = np.array([t.footprint.shape() for t in table.terrain], dtype=object)
-    gaps = shapely.distance(centres[:, None], shapes[None, :]) - radii[:, None]
-    return np.asarray(gaps <= tol + 1e-9)
+    ix = index or sight_index(table)
+    radii = np.array([m.base.radius for m in table.models], dtype=np.float64)
+    gaps = kernels.gaps(
+        _xy(table),
+        radii,
+        np.arange(ix.n_terrain, dtype=np.int64),
+        ix.kind,
+        ix.disc,
+        ix.eoff,
+        ix.edges,
+    )
+    return np.asarray(gaps <= table.contact_tolerance + kernels.EPS)
+
+
+def all_pairs(
+    table: Table, *, stops: np.ndarray, weights: np.ndarray, index: SightIndex | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """S1 over every ordered pair of models at once, for matrix rulings.
+
+    ``stop[s, t]`` is a crossed piece flagged in ``stops`` (-1 when none: the line is
+    clear of them) and ``total[s, t]`` sums ``weights[t, piece]`` over the other pieces
+    the line crosses.
+    """
+    ix = index or sight_index(table)
+    return kernels.all_pairs(
+        _xy(table),
+        ix.n_terrain,
+        ix.kind,
+        ix.disc,
+        ix.eoff,
+        ix.edges,
+        ix.bbox,
+        stops,
+        np.ascontiguousarray(weights, dtype=np.float64),
+        ix.half,
+        _grazing(table),
+    )

@@ -21,6 +21,9 @@ DEFAULT_SIZE_CLASSES: tuple[str, ...] = ("small", "medium", "large", "huge")
 #: Millimetres per named unit (G1); ``toise`` comes from the scenario.
 UNIT_MM: Mapping[str, float] = {"mm": 1.0, "cm": 10.0, "in": 25.4}
 
+#: A 25 mm round base, the size seed 000 recommends (F8).
+DEFAULT_BASE = Disc(25.0)
+
 STATUSES = frozenset(
     {"moved", "ran", "failed_charge", "rallied", "stunned", "knocked_down", "fleeing"}
 )
@@ -76,7 +79,7 @@ class Model:
     id: str
     side: str
     at: Point
-    base: Disc = Disc(25.0)
+    base: Disc = DEFAULT_BASE
     size: str = "medium"
     name: str = ""
     height: float | None = None
@@ -109,12 +112,36 @@ class Table:
     options: tuple[tuple[str, object], ...] = ()
     size_classes: tuple[str, ...] = DEFAULT_SIZE_CLASSES
     toise: float | None = None
-    _index: dict[str, int] = field(default=None, compare=False, hash=False, repr=False)  # type: ignore[assignment]
+    _index: dict[str, int] = field(default_factory=dict, compare=False, hash=False, repr=False)
+    _hash: int = field(default=0, compare=False, hash=False, repr=False)
 
     def __post_init__(self) -> None:
         ids = {m.id: i for i, m in enumerate(self.models)}
         ids.update({t.id: -1 - i for i, t in enumerate(self.terrain)})
         object.__setattr__(self, "_index", ids)
+        object.__setattr__(
+            self,
+            "_hash",
+            hash(
+                (
+                    self.width,
+                    self.depth,
+                    self.terrain,
+                    self.models,
+                    self.unit,
+                    self.name,
+                    self.rules,
+                    self.contact_tolerance,
+                    self.beam,
+                    repr(self.options),
+                    self.size_classes,
+                    self.toise,
+                )
+            ),
+        )
+
+    def __hash__(self) -> int:  # computed once: tables key the caches of sight indexes
+        return self._hash
 
     def __contains__(self, ident: object) -> bool:
         return ident in self._index

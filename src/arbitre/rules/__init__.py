@@ -11,7 +11,7 @@ from arbitre.rules import frostgrave
 from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.table import Table
 
-__all__ = ["RULESETS", "LosRuling", "Reason", "Ruleset", "find_ruleset"]
+__all__ = ["RULESETS", "LosRuling", "Reason", "Ruleset", "find_ruleset", "los"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,3 +47,9 @@ def find_ruleset(name: str) -> Ruleset:
             return ruleset
     known = ", ".join(sorted(RULESETS))
     raise UnknownRulesetError(f"unknown ruleset {name!r} (known: {known})")
+
+
+def los(table: Table, shooter: str, target: str, *, rules: str | None = None) -> LosRuling:
+    """Whether ``shooter`` sees ``target`` under ``rules`` (default: the table's), and why."""
+    name = rules or table.rules or "frostgrave"
+    return find_ruleset(name).los(table, [(shooter, target)])[0]

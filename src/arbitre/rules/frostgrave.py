@@ -13,6 +13,7 @@ use their centre (F8); the visible share of the base (S2) is reported beside (F9
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -54,16 +55,17 @@ def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     """For each model touching a wall at a window (G4 contact with the window's part of
     the wall), the windows it stands at."""
     found: dict[str, list[WindowContact]] = {}
+    centres = shapely.points([(m.at.x, m.at.y) for m in table.models])
+    radii = np.array([m.base.radius for m in table.models])
     for piece in table.terrain:
         fp = piece.footprint
         if not isinstance(fp, WallFootprint) or not fp.windows or not piece.blocks:
             continue
         for window in fp.windows:
-            part = fp.window_slice(window)
-            for model in table.models:
-                gap = part.distance(shapely.Point(model.at.x, model.at.y)) - model.base.radius
-                if gap <= table.contact_tolerance + 1e-9:
-                    found.setdefault(model.id, []).append(WindowContact(model.id, piece.id, window))
+            gap = shapely.distance(centres, fp.window_slice(window)) - radii
+            for i in np.flatnonzero(gap <= table.contact_tolerance + 1e-9):
+                model = table.models[i].id
+                found.setdefault(model, []).append(WindowContact(model, piece.id, window))
     return {k: tuple(v) for k, v in found.items()}
 
 
@@ -85,28 +87,27 @@ def matrix(table: Table) -> FrostgraveMatrix:
     cover = np.zeros((n, n), dtype=np.int16)
     if n < 2:
         return FrostgraveMatrix(ids, visible, cover)
-    s, g = np.divmod(np.arange(n * n, dtype=np.int64), n)
-    keep = s != g
-    s, g = s[keep], g[keep]
     ix = sight.sight_index(table)
-    batch = sight.centre_line_batch(table, s, g, early_exit=True, index=ix)
-    clear = batch.first_stop < 0
-    touch = sight.touching(table)
-    pair_of = np.repeat(np.arange(len(s)), np.diff(batch.offsets))
-    k = batch.piece
-    small = (k < ix.n_terrain) & ~ix.blocks[k]
-    kk = np.where(small, k, 0)
-    bonus = np.where(small, 1 + 2 * touch[g[pair_of], kk], 0) if len(k) else np.zeros(0)
-    per_pair = np.bincount(pair_of, weights=bonus, minlength=len(s)).astype(np.int16)
-    visible[s, g] = clear
-    cover[s, g] = np.where(clear, per_pair, 0)
+    # F3/F4 weights: each small piece crossed is worth 1, or 3 to a target touching it
+    weights = np.zeros((n, len(ix.ids)))
+    small = ~ix.blocks[: ix.n_terrain]
+    weights[:, : ix.n_terrain] = np.where(small, 1 + 2 * sight.touching(table, index=ix), 0)
+    stop, total = sight.all_pairs(table, stops=ix.blocks, weights=weights, index=ix)
+    visible = stop < 0
+    np.fill_diagonal(visible, False)
+    cover = np.where(visible, total, 0).astype(np.int16)
     contacts = window_contacts(table)
     if contacts:
         at_window = [i for i, m in enumerate(table.models) if m.id in contacts]
-        redo = [(a, b) for a in range(n) for b in range(n) if a != b
-                and (a in at_window or b in at_window)]
-        for ruling, (a, b) in zip(rulings(table, [(ids[a], ids[b]) for a, b in redo]), redo,
-                                  strict=True):
+        redo = [
+            (a, b)
+            for a in range(n)
+            for b in range(n)
+            if a != b and (a in at_window or b in at_window)
+        ]
+        for ruling, (a, b) in zip(
+            rulings(table, [(ids[a], ids[b]) for a, b in redo]), redo, strict=True
+        ):
             visible[a, b] = ruling.visible
             cover[a, b] = ruling.cover
     return FrostgraveMatrix(ids, visible, cover)
@@ -176,7 +177,9 @@ def _rule(
     for c in line.crossings:
         if c.is_model:
             blockers.append(c.piece)
-            reasons.append(Reason("F2", (c.piece,), f"the line passes through the base of {c.piece}"))
+            reasons.append(
+                Reason("F2", (c.piece,), f"the line passes through the base of {c.piece}")
+            )
             continue
         piece = table.piece(c.piece)
         if piece.blocks:
@@ -184,54 +187,100 @@ def _rule(
                 bonus = 3 if piece.id in target_windows else 1
                 cover += bonus
                 cover_pieces.append(piece.id)
-                reasons.append(Reason("F5", (a, piece.id), (
-                    f"{a} stands at a window of {piece.id}: it sees as if the wall were not "
-                    f"there; +{bonus} cover for the wall")))
+                reasons.append(
+                    Reason(
+                        "F5",
+                        (a, piece.id),
+                        (
+                            f"{a} stands at a window of {piece.id}: it sees as if the wall were "
+                            f"not there; +{bonus} cover for the wall"
+                        ),
+                    )
+                )
             elif piece.id in target_windows:
                 window_walls.append(piece.id)
             else:
                 blockers.append(piece.id)
                 is_wall = isinstance(piece.footprint, WallFootprint)
                 if is_wall and piece.footprint.windows:  # type: ignore[union-attr]
-                    reasons.append(Reason("F7", (piece.id,), (
-                        f"the line crosses wall {piece.id}; its windows open it only for a "
-                        "model touching it at a window")))
+                    reasons.append(
+                        Reason(
+                            "F7",
+                            (piece.id,),
+                            (
+                                f"the line crosses wall {piece.id}; its windows open it only for a "
+                                "model touching it at a window"
+                            ),
+                        )
+                    )
                 else:
                     kind = "wall" if is_wall else "large terrain"
-                    reasons.append(Reason("F2", (piece.id,),
-                                          f"the line passes through {kind} {piece.id}"))
+                    reasons.append(
+                        Reason("F2", (piece.id,), f"the line passes through {kind} {piece.id}")
+                    )
             continue
         if touch[target_index, table.terrain.index(piece)]:
             cover += 3
-            reasons.append(Reason("F4", (b, piece.id), (
-                f"{b} is behind small terrain {piece.id} and touches it: +3")))
+            reasons.append(
+                Reason(
+                    "F4",
+                    (b, piece.id),
+                    (f"{b} is behind small terrain {piece.id} and touches it: +3"),
+                )
+            )
         else:
             cover += 1
-            reasons.append(Reason("F3", (piece.id,), f"the line passes through small terrain {piece.id}: +1"))
+            reasons.append(
+                Reason("F3", (piece.id,), f"the line passes through small terrain {piece.id}: +1")
+            )
         cover_pieces.append(piece.id)
     for wall in window_walls:
         seen = _sees_window(table, a, b, target_windows[wall], shooter_walls)
         if seen is None:
             blockers.append(wall)
-            reasons.append(Reason("F6", (b, wall), (
-                f"{b} stands at a window of {wall}, but no clear line from {a} reaches the window")))
+            reasons.append(
+                Reason(
+                    "F6",
+                    (b, wall),
+                    (
+                        f"{b} stands at a window of {wall}, but no clear line from {a} "
+                        "reaches the window"
+                    ),
+                )
+            )
         else:
             cover += 3
             cover_pieces.append(wall)
-            reasons.append(Reason("F6", (b, wall), (
-                f"{b} stands at a window of {wall} and {a} sees the window "
-                f"(at {_fmt(table, seen)}): +3")))
+            reasons.append(
+                Reason(
+                    "F6",
+                    (b, wall),
+                    (
+                        f"{b} stands at a window of {wall} and {a} sees the window "
+                        f"(at {_fmt(table, seen)}): +3"
+                    ),
+                )
+            )
     visible = not blockers
+    if not visible:  # cover means nothing for a target that cannot be seen
+        reasons = [r for r in reasons if r.rule not in {"F3", "F4"}]
     if visible and not line.crossings:
         reasons.append(Reason("F1", (a, b), "the centre line is clear: visible, no cover"))
     elif not visible:
         reasons.append(Reason("F2", tuple(blockers), f"{b} is not visible to {a}"))
     if opts.visible_fraction:
-        reasons.append(Reason("F9", (b,), f"{fraction:.0%} of {b}'s base is visible from {a}'s centre"))
+        reasons.append(
+            Reason("F9", (b,), f"{fraction:.0%} of {b}'s base is visible from {a}'s centre")
+        )
     return LosRuling(
-        shooter=a, target=b, visible=visible, cover=cover if visible else 0,
-        reasons=tuple(reasons), visible_fraction=round(fraction, 6),
-        blockers=tuple(blockers), cover_pieces=tuple(cover_pieces) if visible else (),
+        shooter=a,
+        target=b,
+        visible=visible,
+        cover=cover if visible else 0,
+        reasons=tuple(reasons),
+        visible_fraction=round(fraction, 6),
+        blockers=tuple(blockers),
+        cover_pieces=tuple(cover_pieces) if visible else (),
     )
 
 
@@ -244,11 +293,11 @@ def _sees_window(
     hides = ix.blocks.copy()
     for wall in ignored:
         hides[ix.ids.index(wall)] = False
-    wall = table.piece(contact.wall).footprint
-    assert isinstance(wall, WallFootprint)
-    coords = list(wall.window_opening(contact.window).coords)
+    footprint = table.piece(contact.wall).footprint
+    assert isinstance(footprint, WallFootprint)
+    coords = list(footprint.window_opening(contact.window).coords)
     origin = table.model(shooter).at
-    for p, q in zip(coords, coords[1:], strict=False):
+    for p, q in itertools.pairwise(coords):
         view = sight.view_of_segment(
             table, origin, (Point(*p), Point(*q)), skip=(shooter, target), hides=hides, index=ix
         )

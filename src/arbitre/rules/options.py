@@ -13,13 +13,13 @@ from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from arbitre.errors import RulesError
 
-O = TypeVar("O")
+Opts = TypeVar("Opts")
 
 #: Every option name some ruleset declares; a scenario may carry options of any of them.
 DECLARED: set[str] = {"grazing_blocks"}
 
 
-def declare(cls: type[O]) -> type[O]:
+def declare(cls: type[Opts]) -> type[Opts]:
     """Class decorator: record a ruleset's option names as known to every ruleset."""
     DECLARED.update(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
     return cls
@@ -43,7 +43,9 @@ def _check(name: str, value: object, kind: Any) -> object:
     return value
 
 
-def read_options(cls: type[O], given: Mapping[str, object] | Iterable[tuple[str, object]]) -> O:
+def read_options(
+    cls: type[Opts], given: Mapping[str, object] | Iterable[tuple[str, object]]
+) -> Opts:
     """Build ``cls`` from the options given, keeping the ones it declares.
 
     Options that other rulesets declare are allowed and ignored; any other name is an

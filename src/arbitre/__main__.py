@@ -1,0 +1,3 @@
+from arbitre.cli import run
+
+run()

@@ -1,0 +1,618 @@
+"""Scenario files (SCENARIO.md, format 1): read them, check them, turn them into a Table.
+
+A scenario is YAML or JSON with its lengths in its own unit; the :class:`Table` it gives is
+in mm (G1). Loading never half-loads: every problem is collected and raised as one
+:class:`ScenarioError`, each with its path in the document (``models[2].base: must be >= 0,
+got -5``). Only table scenarios are read; places scenarios (seed 003) are refused for now.
+
+Additions to SCENARIO.md: ``report_unit`` (default: ``unit``) names the unit reports use
+when it differs from the unit the file is written in, so that :func:`dump` can write any
+table in mm and still round-trip; ``cites`` and ``expect``, the annotations of golden test
+files (the rule IDs they check, the rulings they expect), are accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Annotated, Any, Literal, NamedTuple, TypeVar
+
+import shapely
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
+from pydantic_core import ErrorDetails, PydanticCustomError
+
+from arbitre.errors import Problem, ScenarioError
+from arbitre.geometry import (
+    CircleFootprint,
+    Disc,
+    Footprint,
+    Point,
+    PolygonFootprint,
+    WallFootprint,
+    Window,
+    rect_points,
+)
+from arbitre.table import (
+    DEFAULT_SIZE_CLASSES,
+    STATUSES,
+    UNIT_MM,
+    Model,
+    Table,
+    Terrain,
+    Unit,
+    Weapon,
+)
+
+__all__ = ["dump", "from_dict", "json_schema", "load", "loads", "validate"]
+
+#: Largest magnitude of any number, in the scenario's unit: far beyond any table, and small
+#: enough that converting to mm never overflows.
+LIMIT = 1e9
+#: The base of a model that states none: the recommended uniform base (F8), in mm.
+DEFAULT_BASE_MM = 25.0
+_FOOTPRINTS = ("polygon", "rect", "circle", "wall")
+
+
+def _number(*, ge: float | None = None, gt: float | None = None) -> Any:
+    return Field(strict=True, allow_inf_nan=False, ge=ge, gt=gt, le=LIMIT)
+
+
+Number = Annotated[float, _number(ge=-LIMIT)]
+NonNegative = Annotated[float, _number(ge=0)]
+Positive = Annotated[float, _number(gt=0)]
+Text = Annotated[str, Field(strict=True)]
+Ident = Annotated[str, Field(strict=True, min_length=1)]
+XY = Annotated[list[Number], Field(min_length=2, max_length=2)]
+UnitName = Literal["mm", "cm", "in", "toise"]
+
+
+class _Doc(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class RectDoc(_Doc):
+    """A rotated rectangle (G3): ``at`` is its centre, ``angle`` in degrees."""
+
+    at: XY
+    width: Positive
+    depth: Positive
+    angle: Number = 0.0
+
+
+class CircleDoc(_Doc):
+    """A round footprint (G3)."""
+
+    at: XY
+    radius: Positive
+
+
+class WindowDoc(_Doc):
+    """An opening in a wall, by distance along its polyline (G3, F5-F7)."""
+
+    start: Number = Field(alias="from")
+    to: Number
+
+
+class WallDoc(_Doc):
+    """A polyline with a thickness and windows (G3)."""
+
+    points: Annotated[list[XY], Field(min_length=2)]
+    thickness: Positive
+    windows: list[WindowDoc] = []
+
+
+class TerrainDoc(_Doc):
+    """A terrain piece (G3): exactly one of polygon, rect, circle, wall."""
+
+    id: Ident
+    name: Text | None = None
+    sight: Literal["blocks", "cover"] = "blocks"
+    size: Text | None = Field(None, description="default: huge if sight=blocks, small if cover")
+    height: NonNegative | None = None
+    building: StrictBool = False
+    polygon: Annotated[list[XY], Field(min_length=3)] | None = None
+    rect: RectDoc | None = None
+    circle: CircleDoc | None = None
+    wall: WallDoc | None = None
+
+
+class WeaponDoc(_Doc):
+    """A missile weapon (range, in ``unit``) or a breath weapon (B4 notation)."""
+
+    name: Text
+    range: Positive | None = None
+    unit: UnitName | None = Field(None, description="default: the scenario's unit")
+    breath: Text | None = None
+
+
+class ModelDoc(_Doc):
+    """A model (G2)."""
+
+    id: Ident
+    name: Text | None = None
+    side: Ident
+    at: XY
+    base: NonNegative | None = Field(None, description="diameter; absent: 25 mm; 0/null: none")
+    size: Text = "medium"
+    height: NonNegative | None = None
+    elevation: NonNegative = 0.0
+    inside: Ident | None = None
+    large_target: StrictBool = False
+    stats: dict[str, Number] = {}
+    status: list[Text] = []
+    engaged: list[Ident] = []
+    weapons: list[WeaponDoc] = []
+
+
+class HeaderDoc(_Doc):
+    """The top-level fields of a table scenario, terrain and models left aside."""
+
+    arbitre: Literal[1]
+    name: Text | None = None
+    rules: Text | None = None
+    unit: UnitName = "mm"
+    report_unit: UnitName | None = Field(None, description="unit of reports; default: unit")
+    toise: Positive | None = Field(None, description="mm per toise")
+    table: Annotated[list[Positive], Field(min_length=2, max_length=2)]
+    contact_tolerance: NonNegative = 0.5
+    beam: NonNegative = 1.0
+    options: dict[str, Any] | None = None
+    size_classes: Annotated[list[Ident], Field(min_length=1)] = list(DEFAULT_SIZE_CLASSES)
+    cites: list[Text] | None = Field(None, description="golden tests: rule IDs; ignored")
+    expect: Any = Field(None, description="golden tests: expected rulings; ignored")
+
+    @field_validator("arbitre", mode="before")
+    @classmethod
+    def _version(cls, value: object) -> object:
+        if type(value) is not int:  # Literal[1] would take True and 1.0
+            raise PydanticCustomError("literal_error", "Input should be 1", {"expected": "1"})
+        return value
+
+
+class ScenarioDoc(HeaderDoc):
+    """A table scenario file, format 1 (SCENARIO.md)."""
+
+    terrain: list[TerrainDoc] | None = None
+    models: list[ModelDoc] | None = None
+
+
+_DOCS: tuple[type[_Doc], ...] = (ScenarioDoc, TerrainDoc, ModelDoc, WeaponDoc, RectDoc,
+                                 CircleDoc, WallDoc, WindowDoc)
+_FIELDS = sorted({f.alias or n for d in _DOCS for n, f in d.model_fields.items()})
+_MESSAGES = {
+    "missing": "required", "finite_number": "must be a finite number",
+    "float_type": "must be a number", "float_parsing": "must be a number",
+    "string_type": "must be a string", "bool_type": "must be true or false",
+    "list_type": "must be a list", "dict_type": "must be a mapping",
+    "model_type": "must be a mapping", "model_attributes_type": "must be a mapping",
+    "string_too_short": "must not be empty",
+}
+
+
+# -- public functions ---------------------------------------------------------------------
+
+
+def load(path_or_text: str | os.PathLike[str], *, source: str | None = None) -> Table:
+    """The table of a scenario file (YAML, or JSON by suffix or content).
+
+    A ``str`` holding a newline or starting with ``{``/``[`` is taken as the text itself.
+    """
+    if isinstance(path_or_text, str) and (
+        "\n" in path_or_text or path_or_text.lstrip().startswith(("{", "["))
+    ):
+        return loads(path_or_text, source=source)
+    if not isinstance(path_or_text, str | os.PathLike):
+        raise ScenarioError([Problem("", f"not a file name: {_show(path_or_text)}")], source=source)
+    path = Path(path_or_text)
+    source = source or str(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        problem = Problem("", f"cannot read the file: {reason}")
+        raise ScenarioError([problem], source=source) from None
+    fmt = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}.get(path.suffix.lower())
+    return from_dict(_parse(text, fmt, source), source=source)
+
+
+def loads(text: str, *, source: str | None = None) -> Table:
+    """The table of a scenario given as YAML or JSON text."""
+    if not isinstance(text, str):
+        raise ScenarioError([Problem("", f"expected text, got {_kind(text)}")], source=source)
+    return from_dict(_parse(text, None, source), source=source)
+
+
+def from_dict(doc: object, *, source: str | None = None) -> Table:
+    """The table of a parsed scenario document, in mm (G1-G3); ScenarioError if it is bad."""
+    scenario, problems = _check(doc)
+    if scenario is None:
+        raise ScenarioError(problems, source=source)
+    return _build(scenario)
+
+
+def validate(doc: object) -> list[Problem]:
+    """Every problem of a parsed scenario document; empty when it loads."""
+    return _check(doc)[1]
+
+
+def json_schema() -> dict[str, Any]:
+    """The JSON Schema of a table scenario document."""
+    return ScenarioDoc.model_json_schema(by_alias=True)
+
+
+def dump(table: Table) -> dict[str, Any]:
+    """A scenario document of ``table`` in mm, such that ``from_dict(dump(t)) == t``.
+
+    Rectangles come out as polygons; the table's unit is kept as ``report_unit``.
+    """
+    return _given(
+        arbitre=1, name=table.name or None, rules=table.rules, unit="mm",
+        report_unit=None if table.unit == Unit("mm", 1.0) else _unit_name(table),
+        toise=table.toise, table=[table.width, table.depth],
+        contact_tolerance=table.contact_tolerance, beam=table.beam, options=dict(table.options),
+        size_classes=list(table.size_classes), terrain=[_dump_terrain(t) for t in table.terrain],
+        models=[_dump_model(m) for m in table.models],
+    )
+
+
+# -- parsing and error messages -----------------------------------------------------------
+
+
+def _parse(text: str, fmt: str | None, source: str | None) -> object:
+    """The document in ``text``: JSON when said so or when it looks like it, else YAML.
+
+    Text opening with ``{"`` is JSON only; other text opening with ``{`` or ``[`` that is
+    not valid JSON may still be YAML in flow style.
+    """
+    json_error = None
+    if fmt is None and re.match(r'\s*\{\s*"', text):
+        fmt = "json"
+    if fmt == "json" or (fmt is None and text.lstrip().startswith(("{", "["))):
+        try:
+            return json.loads(text)
+        except json.JSONDecodeError as exc:
+            json_error = f"line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
+        except (ValueError, RecursionError) as exc:
+            json_error = f"invalid JSON: {exc}"
+        if fmt == "json":
+            raise ScenarioError([Problem("", json_error)], source=source)
+    try:
+        return yaml.safe_load(text)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+        message = json_error or f"{where}invalid YAML: {exc.problem or exc.context}"
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        message = json_error or f"invalid YAML: {exc}"
+    raise ScenarioError([Problem("", message)], source=source)
+
+
+def _kind(value: object) -> str:
+    return {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}.get(
+        type(value), f"a {type(value).__name__}")
+
+
+def _show(value: object) -> str:
+    try:
+        text = repr(value)
+    except ValueError:  # an int of more than 4300 digits
+        return "a number too long to show"
+    except RecursionError:
+        return "a value nested too deeply to show"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _path(loc: tuple[int | str, ...]) -> str:
+    """``('models', 2, 'base')`` -> ``models[2].base``."""
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def _problem(err: ErrorDetails) -> Problem:
+    """One pydantic error as a Problem: path, short message, offending value."""
+    kind, loc, ctx = err["type"], err["loc"], err.get("ctx", {})
+    if kind == "invalid_key" or loc[-1:] == ("[key]",):
+        keep = loc[:-1] if kind == "invalid_key" else loc[:-2]
+        return Problem(_path(keep), f"keys must be strings, got {_show(err['input'])}")
+    if kind == "extra_forbidden":
+        near = difflib.get_close_matches(str(loc[-1]), _FIELDS, n=1)
+        hint = f" (did you mean {near[0]!r}?)" if near else ""
+        return Problem(_path(loc), f"unknown field{hint}")
+    bounds = {"greater_than": ">", "greater_than_equal": ">=", "less_than_equal": "<="}
+    limits = {"too_short": "at least", "too_long": "at most"}
+    if kind in bounds:
+        bound = next(iter(ctx.values()))
+        text = f"must be {bounds[kind]} {bound:g}"
+    elif kind in limits:
+        text = f"must have {limits[kind]} {ctx.get('min_length', ctx.get('max_length'))} items"
+    elif kind == "literal_error":
+        text = f"must be {ctx['expected']}"
+    else:
+        text = _MESSAGES.get(kind, err["msg"][:1].lower() + err["msg"][1:])
+    return Problem(_path(loc), text if kind == "missing" else f"{text}, got {_show(err['input'])}")
+
+
+# -- checks beyond types ------------------------------------------------------------------
+
+_D = TypeVar("_D", bound=_Doc)
+
+
+class _Scope(NamedTuple):
+    """What the checks of one piece need to know of the rest of the document."""
+
+    header: HeaderDoc | None
+    terrain_ids: set[str]
+    model_ids: set[str]
+
+
+def _check(doc: object) -> tuple[ScenarioDoc | None, list[Problem]]:
+    """The valid scenario (None if any problem) and every problem found.
+
+    When pydantic rejects the document, each terrain piece and model that is valid on its
+    own is still checked, so that one run reports as much as it can.
+    """
+    if not isinstance(doc, dict):
+        return None, [Problem("", f"a scenario must be a mapping (arbitre, table, ...), "
+                                  f"got {_kind(doc)}")]
+    if "places" in doc:
+        return None, [Problem("places", "places scenarios are not supported yet")]
+    scenario: ScenarioDoc | None = None
+    try:
+        scenario = ScenarioDoc.model_validate(doc)
+    except ValidationError as exc:
+        problems = [_problem(e) for e in exc.errors(include_url=False)]
+        rest = {k: v for k, v in doc.items() if k not in ("terrain", "models")}
+        header = _valid(HeaderDoc, rest)
+        terrain = _pieces(doc.get("terrain"), TerrainDoc)
+        models = _pieces(doc.get("models"), ModelDoc)
+    else:
+        problems, header = [], scenario
+        terrain = list(enumerate(scenario.terrain or []))
+        models = list(enumerate(scenario.models or []))
+    found, terrain_ids, model_ids = _ids(doc)
+    problems += found
+    scope = _Scope(header, terrain_ids, model_ids)
+    if header is not None:
+        problems += _header_problems(header)
+    for i, piece in terrain:
+        problems += _terrain_problems(f"terrain[{i}]", piece, scope)
+    for i, model in models:
+        problems += _model_problems(f"models[{i}]", model, scope)
+    return (scenario if not problems else None), problems
+
+
+def _valid(cls: type[_D], value: object) -> _D | None:
+    try:
+        return cls.model_validate(value)
+    except ValidationError:
+        return None
+
+
+def _pieces(raw: object, cls: type[_D]) -> list[tuple[int, _D]]:
+    items = raw if isinstance(raw, list | tuple) else []
+    valid = ((i, _valid(cls, item)) for i, item in enumerate(items))
+    return [(i, doc) for i, doc in valid if doc is not None]
+
+
+def _ids(doc: dict[Any, Any]) -> tuple[list[Problem], set[str], set[str]]:
+    """Duplicate ids across terrain and models (G2, G3), and the ids of each."""
+    problems: list[Problem] = []
+    seen: dict[str, str] = {}
+    found: dict[str, set[str]] = {"terrain": set(), "models": set()}
+    for key, ids in found.items():
+        items = doc.get(key)
+        for i, item in enumerate(items if isinstance(items, list | tuple) else []):
+            ident = item.get("id") if isinstance(item, dict) else None
+            if not isinstance(ident, str):
+                continue
+            if ident in seen:
+                problems.append(Problem(f"{key}[{i}].id",
+                                        f"duplicate id {ident!r} (also {seen[ident]})"))
+            seen.setdefault(ident, f"{key}[{i}].id")
+            ids.add(ident)
+    return problems, found["terrain"], found["models"]
+
+
+def _header_problems(header: HeaderDoc) -> list[Problem]:
+    problems = []
+    for k, size in enumerate(header.size_classes):
+        if size in header.size_classes[:k]:
+            problems.append(Problem(f"size_classes[{k}]", f"duplicate size class {size!r}"))
+    for field in ("unit", "report_unit"):
+        if getattr(header, field) == "toise" and header.toise is None:
+            problems.append(Problem("toise", f"required (mm per toise) when {field} is toise"))
+    return problems
+
+
+def _size_problem(path: str, size: str, header: HeaderDoc | None) -> list[Problem]:
+    if header is None or size in header.size_classes:
+        return []
+    return [Problem(path, f"unknown size class {size!r} "
+                          f"(size_classes: {', '.join(header.size_classes)})")]
+
+
+def _terrain_problems(path: str, piece: TerrainDoc, scope: _Scope) -> list[Problem]:
+    """G3 footprints: exactly one, simple, on the table, windows within their wall."""
+    problems = []
+    kinds = [k for k in _FOOTPRINTS if getattr(piece, k) is not None]
+    if len(kinds) != 1:
+        problems.append(Problem(path, "needs exactly one of polygon, rect, circle, wall; "
+                                      f"got {', '.join(kinds) or 'none'}"))
+    for kind in kinds:
+        shape, reach, found = _shape(f"{path}.{kind}", kind, getattr(piece, kind))
+        problems += found
+        if shape is not None and scope.header is not None:
+            table = shapely.box(0.0, 0.0, *scope.header.table)
+            if table.distance(shape) > reach:
+                problems.append(Problem(f"{path}.{kind}", "lies entirely outside the table"))
+    default = "huge" if piece.sight == "blocks" else "small"
+    return problems + _size_problem(f"{path}.size", piece.size or default, scope.header)
+
+
+def _shape(path: str, kind: str, doc: Any) -> tuple[Any, float, list[Problem]]:
+    """A footprint in the scenario's unit as (geometry, reach beyond it, problems)."""
+    if kind == "rect":
+        corners = rect_points(Point(*doc.at), doc.width, doc.depth, doc.angle)
+        return shapely.Polygon([(p.x, p.y) for p in corners]), 0.0, []
+    if kind == "circle":
+        return shapely.Point(*doc.at), doc.radius, []
+    points = [tuple(p) for p in (doc if kind == "polygon" else doc.points)]
+    need = 3 if kind == "polygon" else 2
+    if len(set(points)) < need:
+        return None, 0.0, [Problem(path, f"needs at least {need} distinct points")]
+    if kind == "polygon":
+        polygon = shapely.Polygon(points)
+        if not polygon.is_valid:
+            reason = shapely.is_valid_reason(polygon)
+            return None, 0.0, [Problem(path, f"must be a simple polygon ({reason})")]
+        return polygon, 0.0, []
+    line = shapely.LineString(points)
+    problems = []
+    for k, window in enumerate(doc.windows):
+        where = f"{path}.windows[{k}]"
+        if window.start >= window.to:
+            problems.append(Problem(where, f"from must be < to, got from {window.start:g}, "
+                                           f"to {window.to:g}"))
+        if window.start < 0:
+            problems.append(Problem(f"{where}.from", f"must be >= 0, got {window.start:g}"))
+        if window.to > line.length:
+            problems.append(Problem(f"{where}.to", f"must be <= the wall's length "
+                                                   f"{line.length:g}, got {window.to:g}"))
+    return line, doc.thickness / 2.0, problems
+
+
+def _model_problems(path: str, model: ModelDoc, scope: _Scope) -> list[Problem]:
+    """G2: known size, statuses, building and opponents; the centre on the table."""
+    problems = _size_problem(f"{path}.size", model.size, scope.header)
+    for k, status in enumerate(model.status):
+        if status not in STATUSES:
+            problems.append(Problem(f"{path}.status[{k}]", f"unknown status {status!r} "
+                                    f"(known: {', '.join(sorted(STATUSES))})"))
+    if model.inside is not None and model.inside not in scope.terrain_ids:
+        problems.append(Problem(f"{path}.inside", f"unknown terrain id {model.inside!r}"))
+    for k, other in enumerate(model.engaged):
+        if other == model.id:
+            problems.append(Problem(f"{path}.engaged[{k}]", "a model cannot be engaged "
+                                                            f"with itself, got {other!r}"))
+        elif other not in scope.model_ids:
+            problems.append(Problem(f"{path}.engaged[{k}]", f"unknown model id {other!r}"))
+    header = scope.header
+    if header is not None:
+        (x, y), (width, depth) = model.at, header.table
+        if not (0 <= x <= width and 0 <= y <= depth):
+            problems.append(Problem(f"{path}.at", f"centre [{x:g}, {y:g}] is off the table "
+                                                  f"[{width:g}, {depth:g}]"))
+        for k, weapon in enumerate(model.weapons):
+            if weapon.unit == "toise" and header.toise is None:
+                problems.append(Problem(f"{path}.weapons[{k}].unit",
+                                        "toise needs the scenario's toise (mm per toise)"))
+    return problems
+
+
+# -- conversion to the table (G1: everything in mm) ---------------------------------------
+
+
+def _mm(unit: str, toise: float | None) -> float:
+    """Millimetres per ``unit`` (G1); the checks made sure a toise unit has its toise."""
+    if unit == "toise":
+        assert toise is not None
+        return toise
+    return UNIT_MM[unit]
+
+
+def _build(doc: ScenarioDoc) -> Table:
+    mm = _mm(doc.unit, doc.toise)
+    report = doc.report_unit or doc.unit
+
+    def at(xy: list[float]) -> Point:
+        return Point(xy[0] * mm, xy[1] * mm)
+
+    def length(value: float | None) -> float | None:
+        return None if value is None else value * mm
+
+    def footprint(piece: TerrainDoc) -> Footprint:
+        if piece.polygon is not None:
+            return PolygonFootprint(tuple(at(p) for p in piece.polygon))
+        if piece.rect is not None:
+            r = piece.rect
+            return PolygonFootprint(rect_points(at(r.at), r.width * mm, r.depth * mm, r.angle))
+        if piece.circle is not None:
+            return CircleFootprint(at(piece.circle.at), piece.circle.radius * mm)
+        assert piece.wall is not None
+        wall = piece.wall
+        windows = tuple(Window(w.start * mm, w.to * mm) for w in wall.windows)
+        return WallFootprint(tuple(at(p) for p in wall.points), wall.thickness * mm, windows)
+
+    def weapon(w: WeaponDoc) -> Weapon:
+        scale = _mm(w.unit or doc.unit, doc.toise)
+        return Weapon(w.name, None if w.range is None else w.range * scale, w.breath)
+
+    def model(m: ModelDoc) -> Model:
+        base = Disc((m.base or 0.0) * mm) if "base" in m.model_fields_set else Disc(
+            DEFAULT_BASE_MM)
+        return Model(
+            id=m.id, side=m.side, at=at(m.at), base=base, size=m.size, name=m.name or "",
+            height=length(m.height), elevation=m.elevation * mm, inside=m.inside,
+            large_target=m.large_target, stats=tuple(sorted(m.stats.items())),
+            status=frozenset(m.status), engaged=tuple(m.engaged),
+            weapons=tuple(weapon(w) for w in m.weapons),
+        )
+
+    terrain = tuple(
+        Terrain(id=t.id, footprint=footprint(t), sight=t.sight,
+                size=t.size or ("huge" if t.sight == "blocks" else "small"), name=t.name or "",
+                height=length(t.height), building=t.building)
+        for t in doc.terrain or []
+    )
+    return Table(
+        width=doc.table[0] * mm, depth=doc.table[1] * mm, terrain=terrain,
+        models=tuple(model(m) for m in doc.models or []),
+        unit=Unit(report, _mm(report, doc.toise)), name=doc.name or "", rules=doc.rules,
+        contact_tolerance=doc.contact_tolerance, beam=doc.beam,
+        options=tuple(sorted((doc.options or {}).items())),
+        size_classes=tuple(doc.size_classes), toise=doc.toise,
+    )
+
+
+def _unit_name(table: Table) -> str:
+    unit = table.unit
+    if UNIT_MM.get(unit.name) == unit.mm or (unit.name == "toise" and table.toise == unit.mm):
+        return unit.name
+    raise ValueError(f"cannot write unit {unit.name!r} of {unit.mm} mm in a scenario")
+
+
+def _given(**fields: Any) -> dict[str, Any]:
+    return {key: value for key, value in fields.items() if value is not None}
+
+
+def _xy(p: Point) -> list[float]:
+    return [p.x, p.y]
+
+
+def _dump_terrain(t: Terrain) -> dict[str, Any]:
+    f = t.footprint
+    if isinstance(f, PolygonFootprint):
+        shape: dict[str, Any] = {"polygon": [_xy(p) for p in f.points]}
+    elif isinstance(f, CircleFootprint):
+        shape = {"circle": {"at": _xy(f.centre), "radius": f.radius}}
+    else:
+        shape = {"wall": {"points": [_xy(p) for p in f.points], "thickness": f.thickness,
+                          "windows": [{"from": w.start, "to": w.end} for w in f.windows]}}
+    return _given(id=t.id, name=t.name or None, sight=t.sight, size=t.size, height=t.height,
+                  building=t.building) | shape
+
+
+def _dump_model(m: Model) -> dict[str, Any]:
+    return _given(
+        id=m.id, name=m.name or None, side=m.side, at=_xy(m.at), base=m.base.diameter,
+        size=m.size, height=m.height, elevation=m.elevation, inside=m.inside,
+        large_target=m.large_target, stats=dict(m.stats), status=sorted(m.status),
+        engaged=list(m.engaged),
+        weapons=[_given(name=w.name, range=w.range, breath=w.breath) for w in m.weapons],
+    )

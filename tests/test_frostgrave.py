@@ -1,0 +1,114 @@
+"""Frostgrave F1-F9: golden scenarios citing their rules, and the batched matrix checked
+against the pair-by-pair rulings on random tables."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import yaml
+
+from arbitre import scenario
+from arbitre.errors import RulesError
+from arbitre.rules import find_ruleset, frostgrave
+from arbitre.samples import random_table
+
+GOLDEN = sorted((Path(__file__).parent / "golden" / "frostgrave").glob("*.yaml"))
+RULES = {f"F{i}" for i in range(1, 10)}
+
+
+def test_every_f_rule_has_a_golden_scenario() -> None:
+    cited = set()
+    for path in GOLDEN:
+        cited |= set(yaml.safe_load(path.read_text())["cites"])
+    assert cited >= RULES, RULES - cited
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
+def test_golden(path: Path) -> None:
+    doc = yaml.safe_load(path.read_text())
+    table = scenario.load(path)
+    expected = doc["expect"]
+    got = frostgrave.rulings(table, [(e["shooter"], e["target"]) for e in expected])
+    grid = frostgrave.matrix(table)
+    for want, ruling in zip(expected, got, strict=True):
+        where = f"{path.name}: {want['shooter']} -> {want['target']}"
+        assert ruling.visible is want["visible"], where
+        if "cover" in want:
+            assert ruling.cover == want["cover"], where
+        if "blockers" in want:
+            assert list(ruling.blockers) == want["blockers"], where
+        if "visible_fraction" in want:
+            assert ruling.visible_fraction == pytest.approx(want["visible_fraction"], abs=1e-6), (
+                where
+            )
+        for rule in want.get("rules", []):
+            assert rule in ruling.rules, (where, rule, ruling.reasons)
+        for rule in want.get("rules", []):
+            assert rule in doc["cites"], (where, "cite the rules you check")
+        s, t = table.model_index(ruling.shooter), table.model_index(ruling.target)
+        assert bool(grid.visible[s, t]) is ruling.visible, where
+        assert int(grid.cover[s, t]) == ruling.cover, where
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_matrix_agrees_with_rulings(seed: int) -> None:
+    table = random_table(seed, models=16, terrain=10, degenerate=seed % 2 == 1, width=500.0)
+    grid = frostgrave.matrix(table)
+    ids = [m.id for m in table.models]
+    pairs = [(a, b) for a in ids for b in ids if a != b]
+    for ruling in frostgrave.rulings(table, pairs):
+        s, t = ids.index(ruling.shooter), ids.index(ruling.target)
+        assert bool(grid.visible[s, t]) is ruling.visible, (seed, ruling)
+        assert int(grid.cover[s, t]) == ruling.cover, (seed, ruling)
+        assert ruling.visible is (not ruling.blockers)
+        assert ruling.visible or ruling.cover == 0
+    assert grid.visible.any()
+
+
+def test_cover_is_three_per_touched_piece_and_one_per_other() -> None:
+    # F3/F4 decision: every crossed small piece adds 1, or 3 when the target touches it
+    table = random_table(11, models=30, terrain=20, width=500.0)
+    for ruling in frostgrave.rulings(table, [(a.id, b.id) for a in table for b in table if a != b]):
+        if ruling.visible:
+            bonuses = [r for r in ruling.reasons if r.rule in {"F3", "F4"}]
+            assert ruling.cover == sum(3 if r.rule == "F4" else 1 for r in bonuses)
+
+
+def test_unknown_option_is_an_error_listing_the_valid_ones() -> None:
+    table = random_table(1, models=4, terrain=2)
+    bad = table.__class__(
+        **{
+            **{f: getattr(table, f) for f in ("width", "depth", "terrain", "models")},
+            "options": (("visible_fractoin", True),),
+        }
+    )
+    with pytest.raises(RulesError, match="visible_fraction"):
+        frostgrave.rulings(bad, [("m0", "m1")])
+
+
+def test_bad_option_value_and_unknown_ids() -> None:
+    table = random_table(1, models=4, terrain=2)
+    bad = table.__class__(
+        width=table.width,
+        depth=table.depth,
+        models=table.models,
+        options=(("grazing_blocks", "yes"),),
+    )
+    with pytest.raises(RulesError, match="grazing_blocks"):
+        frostgrave.matrix(bad)
+    with pytest.raises(RulesError, match="nobody"):
+        frostgrave.rulings(table, [("m0", "nobody")])
+
+
+def test_registry_finds_frostgrave_by_alias() -> None:
+    assert find_ruleset("Frostgrave").name == "frostgrave"
+    assert find_ruleset("fg").name == "frostgrave"
+    with pytest.raises(RulesError, match="known: frostgrave"):
+        find_ruleset("warhammer")
+
+
+def test_matrix_diagonal_is_empty() -> None:
+    grid = frostgrave.matrix(random_table(2, models=10, terrain=5))
+    assert not np.diag(grid.visible).any()
