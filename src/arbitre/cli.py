@@ -133,7 +133,7 @@ def los(
     pairs = select_pairs(table, shooter or [], target or [], same_side=all_pairs)
     rulings = find_ruleset(name).los(table, pairs)
     if as_json:
-        out.print_json(json.dumps(los_json(table, name, rulings)))
+        _print_json(los_json(table, name, rulings))
     else:
         print_los(table, name, rulings, explain=explain)
 
@@ -169,7 +169,7 @@ def validate(file: FileArg) -> None:
 @app.command()
 def schema() -> None:
     """Print the JSON Schema of scenario files."""
-    out.print_json(json.dumps(scenario.json_schema()))
+    _print_json(scenario.json_schema())
 
 
 DEMO = "frostgrave-demo.yaml"
@@ -209,6 +209,11 @@ def demo(
     out.print(f"drawn: {output.resolve()} (lines of sight of {lead})")
 
 
+def _print_json(doc: object) -> None:
+    """Machine output: plain JSON on stdout, no colours."""
+    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+
+
 def _write(path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
@@ -231,12 +236,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (typer.Abort, KeyboardInterrupt):
         print("arbitre: aborted", file=sys.stderr)
         return 130
-    except Exception as exc:  # click usage errors carry their own exit code
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            return 2
+    except Exception as exc:
+        # usage errors (bad option, missing argument) come from typer's click and say
+        # what is wrong themselves; anything else is a bug and keeps its traceback
+        show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
+        if callable(show) and isinstance(code, int):
+            show()
+            return code
         raise
     return 0
 

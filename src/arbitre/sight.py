@@ -17,9 +17,12 @@ from functools import lru_cache
 import numpy as np
 from shapely.geometry.base import BaseGeometry
 
-from arbitre import kernels
+from arbitre import backend
 from arbitre.geometry import CircleFootprint, Point, WallFootprint
 from arbitre.table import Table
+
+#: Kind codes and tolerance of the kernels (read without loading numba).
+_K = backend.interpreted()
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -60,7 +63,7 @@ def build_index(table: Table, *, solid: frozenset[str] = frozenset()) -> SightIn
     ids: list[str] = []
 
     def add_disc(cx: float, cy: float, r: float) -> None:
-        kinds.append(kernels.DISC)
+        kinds.append(_K.DISC)
         discs.append((cx, cy, r))
         bboxes.append((cx - r, cy - r, cx + r, cy + r))
         eoff.append(eoff[-1])
@@ -73,7 +76,7 @@ def build_index(table: Table, *, solid: frozenset[str] = frozenset()) -> SightIn
             add_disc(fp.centre.x, fp.centre.y, fp.radius)
             continue
         shape = fp.solid() if isinstance(fp, WallFootprint) and piece.id in solid else fp.shape()
-        kinds.append(kernels.POLYGON)
+        kinds.append(_K.POLYGON)
         discs.append((0.0, 0.0, 0.0))
         n = 0
         for ring in _rings(shape):
@@ -171,7 +174,8 @@ def centre_line_batch(
     s = np.asarray(shooters, dtype=np.int64)[order]
     g = np.asarray(targets, dtype=np.int64)[order]
     xy = _xy(table)
-    offsets, piece, tt, first = kernels.centre_lines(
+    k = backend.kernels(len(s) * len(ix.ids))
+    offsets, piece, tt, first = k.centre_lines(
         xy[s, 0],
         xy[s, 1],
         xy[g, 0],
@@ -244,7 +248,8 @@ def visible_fraction_batch(
     xyr = np.array(
         [[m.at.x, m.at.y, m.base.radius] for m in table.models], dtype=np.float64
     ).reshape(-1, 3)
-    out = kernels.visible_fractions(
+    k = backend.kernels(4 * len(s) * len(ix.ids))
+    out = k.visible_fractions(
         xyr[s, 0],
         xyr[s, 1],
         np.ascontiguousarray(xyr[g]),
@@ -259,7 +264,7 @@ def visible_fraction_batch(
         ix.half,
         _grazing(table),
     )
-    result = np.empty_like(out)
+    result: np.ndarray = np.empty(len(out))
     result[order] = out
     return result
 
@@ -295,10 +300,10 @@ def view_of_segment(
         [k for k in range(len(ix.ids)) if mask[k] and k not in skipped], dtype=np.int64
     )
     t = np.array([segment[0].x, segment[0].y, segment[1].x, segment[1].y], dtype=np.float64)
-    share, _, wx, wy = kernels.visible_share(
+    share, _, wx, wy = backend.kernels(8 * len(cand)).visible_share(
         origin.x,
         origin.y,
-        kernels.TARGET_SEGMENT,
+        _K.TARGET_SEGMENT,
         t,
         cand,
         len(cand),
@@ -322,7 +327,7 @@ def touching(table: Table, *, index: SightIndex | None = None) -> np.ndarray:
     (gap at most the contact tolerance; a base overlapping the piece touches it)."""
     ix = index or sight_index(table)
     radii = np.array([m.base.radius for m in table.models], dtype=np.float64)
-    gaps = kernels.gaps(
+    gaps = backend.kernels(len(radii) * ix.n_terrain).gaps(
         _xy(table),
         radii,
         np.arange(ix.n_terrain, dtype=np.int64),
@@ -331,7 +336,7 @@ def touching(table: Table, *, index: SightIndex | None = None) -> np.ndarray:
         ix.eoff,
         ix.edges,
     )
-    return np.asarray(gaps <= table.contact_tolerance + kernels.EPS)
+    return np.asarray(gaps <= table.contact_tolerance + _K.EPS)
 
 
 def all_pairs(
@@ -344,7 +349,8 @@ def all_pairs(
     the line crosses.
     """
     ix = index or sight_index(table)
-    return kernels.all_pairs(
+    n = len(table.models)
+    stop, total = backend.kernels(n * n * len(ix.ids)).all_pairs(
         _xy(table),
         ix.n_terrain,
         ix.kind,
@@ -357,3 +363,4 @@ def all_pairs(
         ix.half,
         _grazing(table),
     )
+    return np.asarray(stop), np.asarray(total)

@@ -1,0 +1,76 @@
+"""The interpreted build of the kernels is the compiled one's source: same answers."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from arbitre import backend, sight
+from arbitre.errors import ArbitreError
+from arbitre.samples import random_table
+
+
+@pytest.fixture
+def jit(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    def use(mode: str) -> None:
+        monkeypatch.setenv("ARBITRE_JIT", mode)
+
+    return use
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_interpreted_and_compiled_kernels_agree(seed: int, jit) -> None:  # type: ignore[no-untyped-def]
+    table = random_table(seed, models=10, terrain=8, degenerate=True, width=450.0)
+    n = len(table.models)
+    s, g = np.divmod(np.arange(n * n), n)
+    s, g = s[s != g], g[s != g]
+    ix = sight.build_index(table)
+    weights = np.ones((n, len(ix.ids)))
+    answers = []
+    for mode in ("always", "never"):
+        jit(mode)
+        lines = sight.centre_line_batch(table, s, g, index=ix)
+        fractions = sight.visible_fraction_batch(table, s, g, index=ix)
+        stop, total = sight.all_pairs(table, stops=ix.blocks, weights=weights, index=ix)
+        touch = sight.touching(table, index=ix)
+        answers.append((lines, fractions, stop, total, touch))
+    (a, fa, sa, ta, ua), (b, fb, sb, tb, ub) = answers
+    assert np.array_equal(a.offsets, b.offsets)
+    assert np.array_equal(a.piece, b.piece)
+    assert np.allclose(a.t, b.t)
+    assert np.array_equal(a.first_stop, b.first_stop)
+    assert np.allclose(fa, fb, atol=1e-12)
+    assert np.array_equal(sa >= 0, sb >= 0)
+    assert np.array_equal(ta[sa < 0], tb[sb < 0])
+    assert np.array_equal(ua, ub)
+
+
+def test_small_jobs_do_not_load_numba() -> None:
+    code = (
+        "import sys, arbitre\n"
+        "t = arbitre.load(arbitre.DEMO_SCENARIO)\n"
+        "arbitre.los(t, 'archer', 'hunter')\n"
+        "print('numba' in sys.modules, 'arbitre.kernels' in sys.modules)\n"
+    )
+    env = {**os.environ, "ARBITRE_JIT": "auto"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["False", "False"]
+
+
+def test_large_jobs_run_compiled(jit) -> None:  # type: ignore[no-untyped-def]
+    jit("auto")
+    assert backend.kernels(backend.INTERPRET_BELOW) is backend.compiled()
+    jit("never")
+    assert backend.kernels(10**9) is backend.interpreted()
+
+
+def test_bad_mode_is_a_clear_error(jit) -> None:  # type: ignore[no-untyped-def]
+    jit("sometimes")
+    with pytest.raises(ArbitreError, match="ARBITRE_JIT='sometimes'"):
+        backend.kernels(1)
