@@ -3,6 +3,7 @@ against the pair-by-pair rulings on random tables."""
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -11,8 +12,10 @@ import yaml
 
 from arbitre import scenario
 from arbitre.errors import RulesError
+from arbitre.geometry import Point, WallFootprint
 from arbitre.rules import find_ruleset, frostgrave
 from arbitre.samples import random_table
+from arbitre.table import Table
 
 GOLDEN = sorted((Path(__file__).parent / "golden" / "frostgrave").glob("*.yaml"))
 RULES = {f"F{i}" for i in range(1, 10)}
@@ -112,3 +115,41 @@ def test_registry_finds_frostgrave_by_alias() -> None:
 def test_matrix_diagonal_is_empty() -> None:
     grid = frostgrave.matrix(random_table(2, models=10, terrain=5))
     assert not np.diag(grid.visible).any()
+
+
+def _at_windows(table: Table, rng: np.random.Generator) -> Table:
+    """The table with models moved against wall windows, on both sides (F5, F6)."""
+    moved = table
+    spots = []
+    for piece in table.terrain:
+        fp = piece.footprint
+        if isinstance(fp, WallFootprint) and fp.windows:
+            w = fp.windows[0]
+            line = fp.line()
+            mid = line.interpolate((w.start + w.end) / 2)
+            ahead = line.interpolate((w.start + w.end) / 2 + 0.01)
+            dx, dy = ahead.x - mid.x, ahead.y - mid.y
+            norm = math.hypot(dx, dy)
+            off = fp.thickness / 2 + 12.5 + float(rng.uniform(0, 0.4))
+            for side in (1, -1):
+                spots.append(Point(mid.x - side * dy / norm * off, mid.y + side * dx / norm * off))
+    ids = [m.id for m in table.models]
+    for ident, spot in zip(ids, spots, strict=False):
+        moved = moved.moved(ident, spot)
+    return moved
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_matrix_agrees_with_rulings_at_windows(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    table = _at_windows(random_table(seed, models=14, terrain=10, width=500.0), rng)
+    contacts = frostgrave.window_contacts(table)
+    grid = frostgrave.matrix(table)
+    ids = [m.id for m in table.models]
+    pairs = [(a, b) for a in ids for b in ids if a != b]
+    for ruling in frostgrave.rulings(table, pairs):
+        s, t = ids.index(ruling.shooter), ids.index(ruling.target)
+        assert bool(grid.visible[s, t]) is ruling.visible, (seed, ruling)
+        assert int(grid.cover[s, t]) == ruling.cover, (seed, ruling)
+    if any(isinstance(p.footprint, WallFootprint) for p in table.terrain):
+        assert contacts

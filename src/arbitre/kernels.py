@@ -292,22 +292,40 @@ def _angular_extent(
         if d <= rr:
             return 0.0, math.pi, 0.0
         return math.atan2(vy, vx), math.asin(rr / d), d - rr
-    x0, y0, x1, y1 = bbox[k, 0], bbox[k, 1], bbox[k, 2], bbox[k, 3]
-    gx = max(x0 - ox, 0.0, ox - x1)
-    gy = max(y0 - oy, 0.0, oy - y1)
-    dmin = math.sqrt(gx * gx + gy * gy) - half - EPS
-    if dmin <= 0.0:
+    e0 = eoff[k]
+    e1 = eoff[k + 1]
+    dist = np.inf
+    for e in range(e0, e1):
+        dist = min(
+            dist, _seg_point_dist(edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3], ox, oy)
+        )
+    dmin = dist - half - EPS
+    if dmin <= 0.0 or _inside(edges, e0, e1, ox, oy):
         return 0.0, math.pi, 0.0
-    ref = math.atan2(0.5 * (y0 + y1) - oy, 0.5 * (x0 + x1) - ox)
+    # The outline is a closed curve not through o: following it, the direction from o
+    # turns continuously, so the extremes of the unwrapped direction bound the extent.
+    ref = math.atan2(edges[e0, 1] - oy, edges[e0, 0] - ox)
     lo = 0.0
     hi = 0.0
-    for e in range(eoff[k], eoff[k + 1]):
-        a = _wrap(math.atan2(edges[e, 1] - oy, edges[e, 0] - ox) - ref)
-        lo = min(lo, a)
-        hi = max(hi, a)
-    pad = math.asin(min(1.0, (half + EPS) / dmin)) if half > 0.0 else 1e-9
-    mid = ref + 0.5 * (lo + hi)
-    return mid, 0.5 * (hi - lo) + pad, dmin
+    cum = 0.0
+    prev = ref
+    for e in range(e0, e1):
+        a = math.atan2(edges[e, 3] - oy, edges[e, 2] - ox)
+        if e > e0 and (edges[e, 0] != edges[e - 1, 2] or edges[e, 1] != edges[e - 1, 3]):
+            # a new ring starts: unwrap its first vertex relative to the reference
+            b = math.atan2(edges[e, 1] - oy, edges[e, 0] - ox)
+            cum = _wrap(b - ref)
+            prev = b
+            lo = min(lo, cum)
+            hi = max(hi, cum)
+        cum += _wrap(a - prev)
+        prev = a
+        lo = min(lo, cum)
+        hi = max(hi, cum)
+    if hi - lo >= TWO_PI - 1e-9:
+        return 0.0, math.pi, dmin
+    pad = math.asin(min(1.0, (half + EPS) / dist)) + 1e-9
+    return ref + 0.5 * (lo + hi), 0.5 * (hi - lo) + pad, dmin
 
 
 @njit(cache=True)
@@ -324,12 +342,23 @@ def _fill_buckets(
     items: np.ndarray,
     dmin: np.ndarray,
 ) -> None:
-    """Angular buckets of the pieces seen from o: the broad phase of one origin."""
+    """Angular buckets of the pieces seen from o: the broad phase of one origin.
+
+    Each bucket lists its pieces nearest first, so that a search along a segment can
+    stop at the first piece farther than the segment is long.
+    """
     count[:] = 0
     bw = TWO_PI / NBUCKETS
-    for k in range(kind.shape[0]):
-        mid, w, dm = _angular_extent(k, ox, oy, kind, disc, eoff, edges, bbox, half)
-        dmin[k] = dm
+    npieces = kind.shape[0]
+    mids = np.empty(npieces)
+    widths = np.empty(npieces)
+    for k in range(npieces):
+        mids[k], widths[k], dmin[k] = _angular_extent(
+            k, ox, oy, kind, disc, eoff, edges, bbox, half
+        )
+    for k in np.argsort(dmin[:npieces]):
+        mid = mids[k]
+        w = widths[k]
         if w >= math.pi - 1e-12:
             first = 0
             last = NBUCKETS - 1
@@ -395,7 +424,9 @@ def centre_lines(
         best_t = np.inf
         for j in range(count[b]):
             k = items[b, j]
-            if k == skip_a[i] or k == skip_b[i] or dmin[k] > length:
+            if dmin[k] > length:
+                break
+            if k == skip_a[i] or k == skip_b[i]:
                 continue
             if not crosses(k, ax[i], ay[i], bx[i], by[i], kind, disc, eoff, edges, half, grazing):
                 continue
@@ -824,7 +855,9 @@ def all_pairs(
             acc = 0.0
             for j in range(count[b]):
                 k = items[b, j]
-                if k == first_piece + s or k == first_piece + t or dmin[k] > length:
+                if dmin[k] > length:
+                    break
+                if k == first_piece + s or k == first_piece + t:
                     continue
                 if crosses(k, ox, oy, xy[t, 0], xy[t, 1], kind, disc, eoff, edges, half, grazing):
                     if stops[k]:

@@ -96,18 +96,18 @@ def matrix(table: Table) -> FrostgraveMatrix:
     visible = stop < 0
     np.fill_diagonal(visible, False)
     cover = np.where(visible, total, 0).astype(np.int16)
-    contacts = window_contacts(table)
-    if contacts:
-        at_window = [i for i, m in enumerate(table.models) if m.id in contacts]
-        redo = [
-            (a, b)
-            for a in range(n)
-            for b in range(n)
-            if a != b and (a in at_window or b in at_window)
-        ]
-        for ruling, (a, b) in zip(
-            rulings(table, [(ids[a], ids[b]) for a, b in redo]), redo, strict=True
-        ):
+    # F5/F6 change a pair only when the wall stopping its line is one at whose window
+    # the shooter or the target stands: those few pairs are ruled one by one
+    redo: set[tuple[int, int]] = set()
+    for model, found in window_contacts(table).items():
+        i = table.model_index(model)
+        walls = [ix.ids.index(c.wall) for c in found]
+        redo.update((i, int(b)) for b in np.flatnonzero(np.isin(stop[i], walls)))
+        redo.update((int(a), i) for a in np.flatnonzero(np.isin(stop[:, i], walls)))
+    if redo:
+        order = sorted(redo)
+        asked = [(ids[a], ids[b]) for a, b in order]
+        for ruling, (a, b) in zip(_rulings(table, asked, fractions=False), order, strict=True):
             visible[a, b] = ruling.visible
             cover[a, b] = ruling.cover
     return FrostgraveMatrix(ids, visible, cover)
@@ -115,6 +115,11 @@ def matrix(table: Table) -> FrostgraveMatrix:
 
 def rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRuling]:
     """F1-F9 for each ``(shooter, target)`` pair, each ruling with its reasons."""
+    return _rulings(table, pairs, fractions=True)
+
+
+def _rulings(table: Table, pairs: Sequence[tuple[str, str]], *, fractions: bool) -> list[LosRuling]:
+    """The rulings; without ``fractions`` the S2 share is not measured (nan)."""
     opts = options(table)
     for a, b in pairs:
         table.model(a)
@@ -126,15 +131,17 @@ def rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRuling]:
     lines = sight.centre_lines(table, pairs)
     s = np.asarray([table.model_index(a) for a, _ in pairs], dtype=np.int64)
     g = np.asarray([table.model_index(b) for _, b in pairs], dtype=np.int64)
-    fractions = sight.visible_fraction_batch(table, s, g)
     touch = sight.touching(table)
     contacts = window_contacts(table)
-    for i, (a, b) in enumerate(pairs):
-        if a in contacts or b in contacts:
-            fractions[i] = _window_fraction(table, a, b, contacts)
+    shares = np.full(len(pairs), np.nan)
+    if fractions:
+        shares = sight.visible_fraction_batch(table, s, g)
+        for i, (a, b) in enumerate(pairs):
+            if a in contacts or b in contacts:
+                shares[i] = _window_fraction(table, a, b, contacts)
     return [
-        _rule(table, opts, line, float(frac), touch, contacts)
-        for line, frac in zip(lines, fractions, strict=True)
+        _rule(table, opts, line, float(share), touch, contacts)
+        for line, share in zip(lines, shares, strict=True)
     ]
 
 
