@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import xml.etree.ElementTree as ET
+from dataclasses import dataclass
 from collections.abc import Sequence
 from typing import Any
 
@@ -40,12 +41,45 @@ MARK_PX = 3.5
 Box = tuple[float, float, float, float]
 
 
+@dataclass(frozen=True, slots=True)
+class Drawing:
+    """One thing drawn over the table, in mm: a point, a polyline, or a closed polygon.
+
+    Rulesets' pictures (a template, a line-of-sight window, a needed score) are built as
+    drawings by the faces that read their rulings; :func:`render_table` only draws them.
+    """
+
+    points: tuple[Point, ...]
+    closed: bool = False
+    stroke: str = INK
+    fill: str = "none"
+    fill_opacity: float = 0.25
+    width_px: float = 2.5
+    dashed: bool = False
+    label: str | None = None
+    label_at: Point | None = None
+    label_colour: str = INK
+    title: str | None = None
+    cls: str = "overlay"
+
+
+@dataclass(frozen=True, slots=True)
+class Overlay:
+    """Drawings and their key: ``legend`` rows are ``(kind, colour, text)`` with kind one
+    of ``line``, ``dash``, ``swatch``, ``ring``, under the heading ``title``."""
+
+    drawings: tuple[Drawing, ...] = ()
+    legend: tuple[tuple[str, str, str], ...] = ()
+    title: str = ""
+
+
 def render_table(
     table: Table,
     *,
     rulings: Sequence[LosRuling] = (),
     shooter: str | None = None,
     title: str | None = None,
+    overlays: Sequence[Overlay] = (),
 ) -> str:
     """The table as an SVG document, with ``shooter``'s rulings drawn on it.
 
@@ -53,7 +87,8 @@ def render_table(
     without cover, orange with a ``+n`` label when it gets cover (F3, F4), red dashed when
     it is not visible (F2); its ``blockers`` are outlined red and its ``cover_pieces``
     orange. Rulings of other shooters are ignored. ``title`` defaults to the table's
-    name. A shooter or target that is not a model of the table raises
+    name. ``overlays`` are drawn over the terrain, under the bases, with their legend.
+    A shooter or target that is not a model of the table raises
     :class:`~arbitre.errors.RulesError`.
     """
     u = max(table.width, table.depth) / SCREEN_PX  # mm per screen pixel
@@ -62,6 +97,9 @@ def render_table(
     top, margin, legend_w = (34 if heading else 12) * u, 34 * u, 200 * u
     ring = table.model(shooter) if shooter is not None else None
     rows = _legend_rows(table, ring is not None)
+    for overlay in overlays:
+        rows += [("head", "", overlay.title)] if overlay.title else []
+        rows += list(overlay.legend)
     width = table.width + margin + legend_w
     height = max(table.depth, (sum(24 if r[0] == "head" else 20 for r in rows) + 50) * u)
     box = (-margin * 0.8, -table.depth - top, width, height + top + margin)
@@ -92,6 +130,8 @@ def render_table(
                    fill="#ffffff" if on_dark else INK)
     if ring is not None:
         _sight_lines(svg, table, ring, mine, u)
+    for overlay in overlays:
+        _overlay(svg, overlay, labels, u)
     for i, side in enumerate(table.sides()):
         for model in table.models:
             if model.side == side:
@@ -191,6 +231,28 @@ def _sight_lines(svg: ET.Element, table: Table, shooter: Model,
         if kind == "blocked":
             attrs["stroke-dasharray"] = f"{_f(9 * u)} {_f(6 * u)}"
         ET.SubElement(g, "line", attrs)
+
+
+def _overlay(svg: ET.Element, overlay: Overlay, labels: _Labels, u: float) -> None:
+    g = ET.SubElement(svg, "g", {"class": "overlay", "stroke-linecap": "round",
+                                 "stroke-linejoin": "round"})
+    for d in overlay.drawings:
+        attrs = {"class": d.cls, "stroke": d.stroke, "stroke-width": _f(d.width_px * u),
+                 "fill": d.fill, "fill-opacity": _f(d.fill_opacity)}
+        if d.dashed:
+            attrs["stroke-dasharray"] = f"{_f(9 * u)} {_f(6 * u)}"
+        if len(d.points) == 1:
+            el = ET.SubElement(g, "circle", attrs | {
+                "cx": _f(d.points[0].x), "cy": _f(-d.points[0].y), "r": _f(3 * d.width_px * u)})
+        else:
+            pts = " ".join(f"{_f(p.x)},{_f(-p.y)}" for p in d.points)
+            el = ET.SubElement(g, "polygon" if d.closed else "polyline",
+                               attrs | {"points": pts} | ({} if d.closed else {"fill": "none"}))
+        if d.title:
+            ET.SubElement(el, "title").text = d.title
+        if d.label:
+            at = d.label_at or d.points[-1]
+            labels.put(at.x, -at.y, d.label, 13 * u, fill=d.label_colour, bold=True)
 
 
 def _marks(svg: ET.Element, things: Sequence[Terrain | Model], colour: str,
