@@ -263,9 +263,9 @@ def test_a_document_must_be_a_mapping(text: str) -> None:
     assert [p.path for p in info.value.problems] == [""]
 
 
-def test_places_scenarios_are_refused() -> None:
+def test_places_scenarios_are_sent_to_the_places_commands() -> None:
     assert problems({"arbitre": 1, "places": [{"id": "square"}]}) == [
-        "places: places scenarios are not supported yet"]
+        "places: a map of places (seed 003), not a table: use arbitre move, shot, place or render"]
 
 
 # -- checks: each rule reports its path ---------------------------------------------------

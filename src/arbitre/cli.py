@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+import yaml
 from rich.console import Console
 from rich.table import Table as RichTable
 
@@ -150,6 +151,12 @@ def render(
     """Draw the table to scale as SVG, with a shooter's lines of sight if asked."""
     from arbitre.render import render_table
 
+    if _is_places(file):
+        from arbitre.cli_places import render_places_file
+
+        render_places_file(file, output)
+        out.print(f"wrote {output}")
+        return
     table = scenario.load(file)
     rulings: list[LosRuling] = []
     if shooter is not None:
@@ -162,6 +169,12 @@ def render(
 @app.command()
 def validate(file: FileArg) -> None:
     """Check a scenario file; print every problem with its path (exit 2 if any)."""
+    if _is_places(file):
+        from arbitre.places import load_places
+
+        placemap = load_places(file)
+        out.print(f"{file}: ok (a map of {len(placemap.places)} places)")
+        return
     table = scenario.load(file)
     out.print(f"{file}: ok ({len(table.models)} models, {len(table.terrain)} terrain pieces)")
 
@@ -209,6 +222,17 @@ def demo(
     out.print(f"drawn: {output.resolve()} (lines of sight of {lead})")
 
 
+def _is_places(path: Path) -> bool:
+    """Whether a file is a map of places (seed 003) rather than a table; an unreadable
+    file is left to the loader, which says what is wrong with it."""
+    from arbitre.places import is_places_document
+
+    try:
+        return is_places_document(yaml.safe_load(path.read_text(encoding="utf-8")))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError):
+        return False
+
+
 def _print_json(doc: object) -> None:
     """Machine output: plain JSON on stdout, no colours."""
     sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
@@ -219,6 +243,16 @@ def _write(path: Path, text: str) -> None:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
         raise ArbitreError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+def _register_faces() -> None:
+    """The commands of the rulesets that have their own (places: move, shot, place)."""
+    from arbitre import cli_places
+
+    cli_places.register(app)
+
+
+_register_faces()
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -361,7 +361,8 @@ def _check(doc: object) -> tuple[ScenarioDoc | None, list[Problem]]:
         return None, [Problem("", f"a scenario must be a mapping (arbitre, table, ...), "
                                   f"got {_kind(doc)}")]
     if "places" in doc:
-        return None, [Problem("places", "places scenarios are not supported yet")]
+        return None, [Problem("places", "a map of places (seed 003), not a table: "
+                                        "use arbitre move, shot, place or render")]
     scenario: ScenarioDoc | None = None
     try:
         scenario = ScenarioDoc.model_validate(doc)
