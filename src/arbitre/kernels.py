@@ -899,3 +899,347 @@ def gaps(
                     d = -d
             out[i, j] = d - radius[i]
     return out
+
+
+# --- S3: is there any clear segment from one base to another (D3)? ---------------------
+#
+# The segments joining two discs fill their convex hull, the D3 window. If a clear one
+# exists, sliding it until it is pinned gives a clear one on a line pinned by two
+# features: tangent to two discs among the bases, the beam-inflated blocker discs and
+# polygon corners, or through a point where a base's rim meets a blocker's outline.
+# Each such line is tested on its shortest stretch from base to base.
+
+
+@njit(cache=True)
+def _add_feature(fx: np.ndarray, n: int, x: float, y: float, r: float) -> int:
+    if n < fx.shape[0]:
+        fx[n, 0] = x
+        fx[n, 1] = y
+        fx[n, 2] = r
+        return n + 1
+    return n
+
+
+@njit(cache=True)
+def _rim_meets(
+    fx: np.ndarray,
+    n: int,
+    cx: float,
+    cy: float,
+    cr: float,
+    k: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+) -> int:
+    """Point features where the rim of base (c, cr) meets piece k's inflated outline."""
+    if cr <= 0.0:
+        return n
+    circles = 1 if kind[k] == DISC else eoff[k + 1] - eoff[k]
+    for j in range(circles):
+        if kind[k] == DISC:
+            ox, oy, rr = disc[k, 0], disc[k, 1], disc[k, 2] + half
+        else:
+            e = eoff[k] + j
+            ox, oy, rr = edges[e, 0], edges[e, 1], half
+        dx = ox - cx
+        dy = oy - cy
+        d = math.sqrt(dx * dx + dy * dy)
+        if rr > 0.0 and 0.0 < d <= cr + rr and d >= abs(cr - rr):
+            a = (cr * cr - rr * rr + d * d) / (2.0 * d)
+            h = math.sqrt(max(0.0, cr * cr - a * a))
+            mx = cx + a * dx / d
+            my = cy + a * dy / d
+            n = _add_feature(fx, n, mx - h * dy / d, my + h * dx / d, 0.0)
+            n = _add_feature(fx, n, mx + h * dy / d, my - h * dx / d, 0.0)
+    if kind[k] != DISC:
+        for e in range(eoff[k], eoff[k + 1]):
+            px, py, qx, qy = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+            ex = qx - px
+            ey = qy - py
+            el = math.sqrt(ex * ex + ey * ey)
+            if el == 0.0:
+                continue
+            nx = -ey / el * half
+            ny = ex / el * half
+            for si in range(2 if half > 0.0 else 1):
+                sgn = (2.0 * si - 1.0) if half > 0.0 else 0.0
+                sx = px + sgn * nx - cx
+                sy = py + sgn * ny - cy
+                a2 = ex * ex + ey * ey
+                b2 = sx * ex + sy * ey
+                c2 = sx * sx + sy * sy - cr * cr
+                dd = b2 * b2 - a2 * c2
+                if dd < 0.0:
+                    continue
+                for s2 in (-1.0, 1.0):
+                    lam = (-b2 + s2 * math.sqrt(dd)) / a2
+                    if 0.0 <= lam <= 1.0:
+                        n = _add_feature(fx, n, cx + sx + lam * ex, cy + sy + lam * ey, 0.0)
+    return n
+
+
+@njit(cache=True)
+def _chord(
+    p0x: float, p0y: float, ux: float, uy: float, cx: float, cy: float, r: float
+) -> tuple[bool, float, float]:
+    """Where the line p0 + t u (|u| = 1) runs inside the disc (c, r): t0 <= t1."""
+    fx = p0x - cx
+    fy = p0y - cy
+    b = fx * ux + fy * uy
+    c = fx * fx + fy * fy - r * r
+    disc = b * b - c
+    if disc < -1e-9 * max(1.0, r * r):
+        return False, 0.0, 0.0
+    root = math.sqrt(max(0.0, disc))
+    return True, -b - root, -b + root
+
+
+@njit(cache=True)
+def _clear_stretch(
+    nx: float,
+    ny: float,
+    d: float,
+    ax: float,
+    ay: float,
+    ar: float,
+    bx: float,
+    by: float,
+    br: float,
+    cand: np.ndarray,
+    nc: int,
+    order: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+    grazing: bool,
+    out: np.ndarray,
+) -> bool:
+    """Test the line n.x = d on its shortest stretch from base a to base b."""
+    ux = -ny
+    uy = nx
+    p0x = nx * d
+    p0y = ny * d
+    ok_a, a0, a1 = _chord(p0x, p0y, ux, uy, ax, ay, ar)
+    if not ok_a:
+        return False
+    ok_b, b0, b1 = _chord(p0x, p0y, ux, uy, bx, by, br)
+    if not ok_b:
+        return False
+    if a1 < b0:
+        s, t = a1, b0
+    elif b1 < a0:
+        s, t = a0, b1
+    else:  # the chords overlap: the bases share a point on this line
+        s = t = 0.5 * (max(a0, b0) + min(a1, b1))
+    px = p0x + s * ux
+    py = p0y + s * uy
+    qx = p0x + t * ux
+    qy = p0y + t * uy
+    for j in range(nc):
+        k = cand[order[j]]
+        if crosses(k, px, py, qx, qy, kind, disc, eoff, edges, half, grazing):
+            # move the blocker to the front: the next lines likely meet it too
+            first = order[j]
+            for i in range(j, 0, -1):
+                order[i] = order[i - 1]
+            order[0] = first
+            return False
+    out[0] = px
+    out[1] = py
+    out[2] = qx
+    out[3] = qy
+    return True
+
+
+@njit(cache=True)
+def any_clear(
+    ax: float,
+    ay: float,
+    ar: float,
+    bx: float,
+    by: float,
+    br: float,
+    cand: np.ndarray,
+    nc: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+    grazing: bool,
+    out: np.ndarray,
+) -> bool:
+    """S3: whether some segment from disc a to disc b crosses none of ``cand[:nc]``.
+
+    On success ``out`` holds a witness segment (x0, y0, x1, y1). With ``grazing``
+    (touching the beam's edge counts), features are inflated a hair more so that the
+    pinned lines keep clear of them.
+    """
+    pad = 4.0 * EPS if grazing else 0.0
+    order = np.arange(nc)
+    size = 2
+    for j in range(nc):
+        k = cand[j]
+        size += 1 if kind[k] == DISC else eoff[k + 1] - eoff[k]
+        size += 4 if kind[k] == DISC else 4 * (eoff[k + 1] - eoff[k])
+    fx = np.empty((2 * size, 3))
+    n = _add_feature(fx, 0, ax, ay, ar)
+    n = _add_feature(fx, n, bx, by, br)
+    for j in range(nc):
+        k = cand[j]
+        if kind[k] == DISC:
+            n = _add_feature(fx, n, disc[k, 0], disc[k, 1], disc[k, 2] + half + pad)
+        else:
+            for e in range(eoff[k], eoff[k + 1]):
+                n = _add_feature(fx, n, edges[e, 0], edges[e, 1], half + pad)
+        n = _rim_meets(fx, n, ax, ay, ar, k, kind, disc, eoff, edges, half + pad)
+        n = _rim_meets(fx, n, bx, by, br, k, kind, disc, eoff, edges, half + pad)
+    # the centre line first: it settles most pairs at once
+    vx = bx - ax
+    vy = by - ay
+    vl = math.sqrt(vx * vx + vy * vy)
+    nx = -vy / vl if vl > 0.0 else 0.0
+    ny = vx / vl if vl > 0.0 else 1.0
+    if _clear_stretch(
+        nx,
+        ny,
+        nx * ax + ny * ay,
+        ax,
+        ay,
+        ar,
+        bx,
+        by,
+        br,
+        cand,
+        nc,
+        order,
+        kind,
+        disc,
+        eoff,
+        edges,
+        half,
+        grazing,
+        out,
+    ):
+        return True
+    for i in range(n):
+        for j in range(i + 1, n):
+            dx = fx[j, 0] - fx[i, 0]
+            dy = fx[j, 1] - fx[i, 1]
+            dl = math.sqrt(dx * dx + dy * dy)
+            if dl == 0.0:
+                continue
+            alpha = math.atan2(dy, dx)
+            for s2 in (1.0, -1.0):
+                kk = (s2 * fx[j, 2] - fx[i, 2]) / dl
+                if abs(kk) > 1.0:
+                    continue
+                w = math.acos(kk)
+                for sw in (1.0, -1.0):
+                    if w == 0.0 and sw < 0.0:
+                        continue
+                    phi = alpha + sw * w
+                    nx = math.cos(phi)
+                    ny = math.sin(phi)
+                    dd = nx * fx[i, 0] + ny * fx[i, 1] - fx[i, 2]
+                    if _clear_stretch(
+                        nx,
+                        ny,
+                        dd,
+                        ax,
+                        ay,
+                        ar,
+                        bx,
+                        by,
+                        br,
+                        cand,
+                        nc,
+                        order,
+                        kind,
+                        disc,
+                        eoff,
+                        edges,
+                        half,
+                        grazing,
+                        out,
+                    ):
+                        return True
+    return False
+
+
+@njit(cache=True)
+def _near_window(
+    k: int,
+    ax: float,
+    ay: float,
+    bx: float,
+    by: float,
+    reach: float,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+) -> bool:
+    """Whether piece k comes within ``reach`` of segment ab (broad phase of S3)."""
+    if kind[k] == DISC:
+        return bool(_seg_point_dist(ax, ay, bx, by, disc[k, 0], disc[k, 1]) <= disc[k, 2] + reach)
+    return bool(_polygon_dist(edges, eoff[k], eoff[k + 1], ax, ay, bx, by) <= reach)
+
+
+@njit(cache=True, parallel=True)
+def any_clear_batch(
+    a: np.ndarray,
+    b: np.ndarray,
+    skip_a: np.ndarray,
+    skip_b: np.ndarray,
+    min_rank: np.ndarray,
+    rank: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+    grazing: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """S3 for pairs of discs ``a[i]``, ``b[i]`` (x, y, r): only pieces whose ``rank`` is at
+    least ``min_rank[i]`` block (D4). Returns found flags and witness segments."""
+    m = a.shape[0]
+    found = np.zeros(m, np.bool_)
+    witness = np.full((m, 4), np.nan)
+    npieces = kind.shape[0]
+    for i in prange(m):
+        reach = max(a[i, 2], b[i, 2]) + half + 10.0 * EPS
+        cand = np.empty(max(npieces, 1), np.int64)
+        nc = 0
+        for k in range(npieces):
+            if k == skip_a[i] or k == skip_b[i] or rank[k] < min_rank[i]:
+                continue
+            if _near_window(k, a[i, 0], a[i, 1], b[i, 0], b[i, 1], reach, kind, disc, eoff, edges):
+                cand[nc] = k
+                nc += 1
+        out = np.empty(4)
+        if any_clear(
+            a[i, 0],
+            a[i, 1],
+            a[i, 2],
+            b[i, 0],
+            b[i, 1],
+            b[i, 2],
+            cand,
+            nc,
+            kind,
+            disc,
+            eoff,
+            edges,
+            half,
+            grazing,
+            out,
+        ):
+            found[i] = True
+            witness[i, :] = out
+    return found, witness

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
+import shapely
 from shapely.geometry.base import BaseGeometry
 
 from arbitre import backend
@@ -364,3 +365,69 @@ def all_pairs(
         _grazing(table),
     )
     return np.asarray(stop), np.asarray(total)
+
+
+@dataclass(frozen=True, slots=True)
+class ClearLine:
+    """S3: whether some clear segment joins two bases, one such segment, or what closes
+    the window between them (the pieces that block and reach into it)."""
+
+    observer: str
+    target: str
+    clear: bool
+    witness: tuple[Point, Point] | None
+    blockers: tuple[str, ...]
+
+
+def clear_lines(
+    table: Table,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    piece_rank: np.ndarray | None = None,
+    min_rank: np.ndarray | None = None,
+    index: SightIndex | None = None,
+) -> list[ClearLine]:
+    """S3 for each ``(observer, target)`` pair of model ids.
+
+    Only pieces whose ``piece_rank`` is at least the pair's ``min_rank`` block (all of
+    them by default); the two bases themselves never do. Exact: see ``kernels.any_clear``.
+    """
+    ix = index or sight_index(table)
+    s, g = _pairs(table, pairs)
+    ranks = np.zeros(len(ix.ids), np.int64) if piece_rank is None else piece_rank
+    need = np.zeros(len(s), np.int64) if min_rank is None else min_rank
+    xyr = np.array(
+        [[m.at.x, m.at.y, m.base.radius] for m in table.models], dtype=np.float64
+    ).reshape(-1, 3)
+    k = backend.kernels(40 * len(s) * len(ix.ids))
+    found, witness = k.any_clear_batch(
+        np.ascontiguousarray(xyr[s]), np.ascontiguousarray(xyr[g]), s + ix.n_terrain,
+        g + ix.n_terrain, np.asarray(need, np.int64), np.asarray(ranks, np.int64), ix.kind,
+        ix.disc, ix.eoff, ix.edges, ix.half, _grazing(table),
+    )
+    out = []
+    for i, (a, b) in enumerate(pairs):
+        if found[i]:
+            w = witness[i]
+            ends = (Point(float(w[0]), float(w[1])), Point(float(w[2]), float(w[3])))
+            out.append(ClearLine(a, b, True, ends, ()))
+            continue
+        skip = {int(s[i]) + ix.n_terrain, int(g[i]) + ix.n_terrain}
+        hull = shapely.convex_hull(shapely.union(
+            shapely.Point(xyr[s[i], 0], xyr[s[i], 1]).buffer(max(xyr[s[i], 2], 1e-9), 64),
+            shapely.Point(xyr[g[i], 0], xyr[g[i], 1]).buffer(max(xyr[g[i], 2], 1e-9), 64),
+        ))
+        names = tuple(
+            ix.ids[p] for p in range(len(ix.ids))
+            if p not in skip and ranks[p] >= need[i]
+            and shapely.intersects(hull, _piece_shape(table, ix, p).buffer(ix.half))
+        )
+        out.append(ClearLine(a, b, False, None, names))
+    return out
+
+
+def _piece_shape(table: Table, ix: SightIndex, p: int) -> BaseGeometry:
+    if p < ix.n_terrain:
+        return table.terrain[p].footprint.shape()
+    m = table.models[p - ix.n_terrain]
+    return shapely.Point(m.at.x, m.at.y).buffer(max(m.base.radius, 1e-9), 64)

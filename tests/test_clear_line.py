@@ -1,0 +1,176 @@
+"""S3, any clear line between two bases (D3), against brute-force oracles."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import shapely
+
+from arbitre import sight
+from arbitre.geometry import Disc, Point, PolygonFootprint, rect_points
+from arbitre.samples import random_table
+from arbitre.table import Model, Table, Terrain
+
+BAND = 1e-6
+
+
+def _shapes(
+    table: Table, skip: set[str]
+) -> list[tuple[str, object, tuple[float, float, float] | None]]:
+    out = []
+    for t in table.terrain:
+        fp = t.footprint
+        circle = (fp.centre.x, fp.centre.y, fp.radius) if hasattr(fp, "radius") else None
+        out.append((t.id, fp.shape(), circle))
+    for m in table.models:
+        if m.id not in skip:
+            out.append((m.id, None, (m.at.x, m.at.y, m.base.radius)))
+    return out
+
+
+def bf_segment_clear(seg: shapely.LineString, shapes, half: float, margin: float) -> bool:  # type: ignore[no-untyped-def]
+    """Clear by at least ``margin`` beyond the beam (margin < 0 tolerates a hair)."""
+    for _, shape, circle in shapes:
+        if circle is not None:
+            d = seg.distance(shapely.Point(circle[0], circle[1])) - circle[2]
+        else:
+            d = seg.distance(shape)
+            if half == 0 and d == 0 and margin < 0:
+                if seg.intersects(shape.buffer(-BAND)):
+                    return False
+                continue
+        if d < half + margin:
+            return False
+    return True
+
+
+def bf_any_clear(table: Table, a: Model, b: Model, n: int = 48) -> tuple[Point, Point] | None:
+    """Dense sampling of segments between the two rims (and centres)."""
+    shapes = _shapes(table, {a.id, b.id})
+    ang = np.linspace(0, 2 * math.pi, n, endpoint=False)
+    pa = [(a.at.x + a.base.radius * math.cos(t), a.at.y + a.base.radius * math.sin(t)) for t in ang]
+    pb = [(b.at.x + b.base.radius * math.cos(t), b.at.y + b.base.radius * math.sin(t)) for t in ang]
+    pa.append((a.at.x, a.at.y))
+    pb.append((b.at.x, b.at.y))
+    segs = shapely.linestrings([[p, q] for p in pa for q in pb])
+    ok = np.ones(len(segs), dtype=bool)
+    half = table.beam / 2
+    for _, shape, circle in shapes:
+        if circle is not None:
+            d = shapely.distance(segs, shapely.Point(circle[0], circle[1])) - circle[2]
+        else:
+            d = shapely.distance(segs, shape)
+        ok &= d > half + 1e-4
+    if not ok.any():
+        return None
+    c = shapely.get_coordinates(segs[int(np.argmax(ok))])
+    return Point(*c[0]), Point(*c[1])
+
+
+@pytest.mark.parametrize("beam", [1.0, 0.0])
+def test_s3_against_dense_sampling_on_200_random_tables(beam: float) -> None:
+    found = missed = 0
+    for seed in range(200):
+        table = random_table(
+            seed, models=9, terrain=7, degenerate=seed % 2 == 0, beam=beam, width=450.0
+        )
+        with_base = [m for m in table.models if m.base.radius > 0]
+        pairs = [(a.id, b.id) for a in with_base for b in with_base if a.id != b.id][:24]
+        for line in sight.clear_lines(table, pairs):
+            a, b = table.model(line.observer), table.model(line.target)
+            sampled = bf_any_clear(table, a, b)
+            if sampled is not None:  # (a) sampling never beats S3
+                assert line.clear, (seed, line.observer, line.target, sampled)
+            if line.clear:  # (b) every witness is a real clear segment between the bases
+                assert line.witness is not None
+                p, q = line.witness
+                assert p.distance(a.at) <= a.base.radius + 1e-6
+                assert q.distance(b.at) <= b.base.radius + 1e-6
+                seg = shapely.LineString([(p.x, p.y), (q.x, q.y)])
+                shapes = _shapes(table, {a.id, b.id})
+                assert bf_segment_clear(seg, shapes, table.beam / 2, -1e-6), (seed, line)
+                found += 1
+            else:
+                assert line.blockers
+                missed += sampled is None
+    assert found > 1000 and missed > 300
+
+
+def _gap_table(gap: float, beam: float, *, grazing: bool = False) -> Table:
+    """Bases a and b face each other across a wall of two blocks with a gap between."""
+    top = Terrain("top", PolygonFootprint(rect_points(Point(500, 500 + gap / 2 + 100), 20, 200, 0)))
+    low = Terrain("low", PolygonFootprint(rect_points(Point(500, 500 - gap / 2 - 100), 20, 200, 0)))
+    return Table(
+        width=1000,
+        depth=1000,
+        terrain=(top, low),
+        beam=beam,
+        options=(("grazing_blocks", grazing),),
+        models=(Model("a", "r", Point(100, 500)), Model("b", "b", Point(900, 500))),
+    )
+
+
+@pytest.mark.parametrize(
+    ("gap", "beam", "grazing", "clear"),
+    [
+        (1.0 - 1e-4, 1.0, False, False),  # just narrower than the beam
+        (1.0 + 1e-4, 1.0, False, True),  # just wider
+        (1.0, 1.0, False, True),  # exactly the beam: it grazes both blocks (G5)
+        (1.0, 1.0, True, False),  # ... which blocks with grazing_blocks
+        (0.0, 1.0, False, False),  # blocks in contact are a wall
+        (0.0, 0.0, False, True),  # a mathematical line along the seam meets no interior
+        (0.0, 0.0, True, False),
+        (1e-3, 0.0, False, True),
+    ],
+)
+def test_s3_gap_exactly_at_the_beam_width(
+    gap: float, beam: float, grazing: bool, clear: bool
+) -> None:
+    (line,) = sight.clear_lines(_gap_table(gap, beam, grazing=grazing), [("a", "b")])
+    assert line.clear is clear, line
+    if clear:
+        p, q = line.witness  # type: ignore[misc]
+        # the witness threads the gap: it crosses the wall inside it
+        for x in (490.0, 500.0, 510.0):
+            y = p.y + (x - p.x) / (q.x - p.x) * (q.y - p.y)
+            assert abs(y - 500) <= gap / 2 - beam / 2 + 1e-6
+    else:
+        assert set(line.blockers) == {"top", "low"}
+
+
+def test_s3_sees_past_a_base_the_centre_line_crosses() -> None:
+    t = Table(
+        width=1000,
+        depth=1000,
+        models=(
+            Model("a", "r", Point(100, 500)),
+            Model("b", "b", Point(900, 500)),
+            Model("c", "g", Point(500, 505)),
+        ),
+    )
+    (line,) = sight.clear_lines(t, [("a", "b")])
+    assert line.clear and line.witness is not None
+    (centre,) = sight.centre_lines(t, [("a", "b")])
+    assert [c.piece for c in centre.crossings] == ["c"]
+
+
+def test_s3_ranks_decide_who_blocks() -> None:
+    t = Table(
+        width=1000,
+        depth=1000,
+        models=(
+            Model("a", "r", Point(100, 500)),
+            Model("b", "b", Point(900, 500)),
+            Model("wall", "g", Point(500, 500), Disc(200)),
+        ),
+    )
+    ix = sight.sight_index(t)
+    ranks = np.array([0, 0, 2])
+    (blocked,) = sight.clear_lines(
+        t, [("a", "b")], piece_rank=ranks, min_rank=np.array([1]), index=ix
+    )
+    (free,) = sight.clear_lines(t, [("a", "b")], piece_rank=ranks, min_rank=np.array([3]), index=ix)
+    assert not blocked.clear and blocked.blockers == ("wall",)
+    assert free.clear
