@@ -32,7 +32,9 @@ def test_los_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -
     pairs = {(r["shooter"], r["target"]) for r in doc["rulings"]}
     assert len(pairs) == sum(1 for a in sides for b in sides if sides[a] != sides[b])
     for r in doc["rulings"]:
-        assert set(r) == {"shooter", "target", "visible", "cover", "visible_fraction", "reasons"}
+        assert set(r) == {"shooter", "target", "visible", "cover", "visible_fraction",
+                          "blockers", "reasons"}
+        assert r["visible"] is not bool(r["blockers"])
         assert isinstance(r["visible_fraction"], float)
         assert r["visible"] or r["cover"] == 0
         for reason in r["reasons"]:

@@ -108,7 +108,7 @@ def test_bad_option_value_and_unknown_ids() -> None:
 def test_registry_finds_frostgrave_by_alias() -> None:
     assert find_ruleset("Frostgrave").name == "frostgrave"
     assert find_ruleset("fg").name == "frostgrave"
-    with pytest.raises(RulesError, match="known: frostgrave"):
+    with pytest.raises(RulesError, match=r"known: .*frostgrave"):
         find_ruleset("warhammer")
 
 

@@ -11,7 +11,7 @@ import sys
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 import yaml
@@ -23,6 +23,9 @@ from arbitre.errors import ArbitreError, RulesError, ScenarioError
 from arbitre.rules import find_ruleset
 from arbitre.rules.ruling import JSON_VERSION, LosRuling
 from arbitre.table import Table
+
+if TYPE_CHECKING:
+    from arbitre.render import Overlay
 
 app = typer.Typer(
     name="arbitre",
@@ -70,7 +73,7 @@ def los_json(table: Table, rules: str, rulings: Sequence[LosRuling]) -> dict[str
         "arbitre": JSON_VERSION,
         "rules": rules,
         "unit": table.unit.name,
-        "rulings": [r.to_json() for r in rulings],
+        "rulings": [r.to_json(table.unit) for r in rulings],
     }
 
 
@@ -159,11 +162,25 @@ def render(
         return
     table = scenario.load(file)
     rulings: list[LosRuling] = []
+    overlays: list[Overlay] = []
+    name = None
     if shooter is not None:
         name = _ruleset_name(table, rules)
         rulings = find_ruleset(name).los(table, select_pairs(table, [shooter], [], same_side=False))
-    _write(output, render_table(table, rulings=rulings, shooter=shooter))
+        overlays = _overlays(table, name, shooter, rulings)
+    svg = render_table(table, rulings=rulings, shooter=shooter, overlays=overlays,
+                       centre_lines=name != "darkage")
+    _write(output, svg)
     out.print(f"wrote {output}")
+
+
+def _overlays(table: Table, rules: str, shooter: str, rulings: list[LosRuling]) -> list[Overlay]:
+    """What a ruleset draws beyond the lines of sight (its own face module)."""
+    if rules == "darkage":
+        from arbitre import render_darkage
+
+        return [render_darkage.overlay(table, rulings)]
+    return []
 
 
 @app.command()
@@ -247,9 +264,10 @@ def _write(path: Path, text: str) -> None:
 
 def _register_faces() -> None:
     """The commands of the rulesets that have their own (places: move, shot, place)."""
-    from arbitre import cli_places
+    from arbitre import cli_darkage, cli_places
 
     cli_places.register(app)
+    cli_darkage.register(app)
 
 
 _register_faces()

@@ -1057,6 +1057,57 @@ def _clear_stretch(
 
 
 @njit(cache=True)
+def _closed_by_one_disc(
+    ax: float, ay: float, ar: float, bx: float, by: float, br: float, cand: np.ndarray,
+    nc: int, kind: np.ndarray, disc: np.ndarray, half: float,
+) -> bool:
+    """A sufficient test that the window is closed: one blocking disc holds a chord from
+    one side of the window to the other that keeps clear of both bases. Every segment
+    from base to base then crosses that chord, inside the disc."""
+    dx = bx - ax
+    dy = by - ay
+    d = math.sqrt(dx * dx + dy * dy)
+    if d <= ar + br:
+        return False
+    base = math.atan2(dy, dx)
+    turn = math.acos(max(-1.0, min(1.0, (ar - br) / d)))
+    mids = np.empty(4)
+    for j in range(nc):
+        k = cand[j]
+        if kind[k] != DISC:
+            continue
+        rr = disc[k, 2] + half - 10.0 * EPS
+        if rr <= 0.0:
+            continue
+        ok = True
+        for side in range(2):
+            phi = base + turn if side == 0 else base - turn
+            nx = math.cos(phi)
+            ny = math.sin(phi)
+            px = ax + ar * nx
+            py = ay + ar * ny
+            ux = bx + br * nx - px
+            uy = by + br * ny - py
+            ul = math.sqrt(ux * ux + uy * uy)
+            found, t0, t1 = _chord(px, py, ux / ul, uy / ul, disc[k, 0], disc[k, 1], rr)
+            t0 = max(t0, 0.0)
+            t1 = min(t1, ul)
+            if not found or t1 <= t0:
+                ok = False
+                break
+            tm = 0.5 * (t0 + t1) / ul
+            mids[2 * side] = px + tm * ux
+            mids[2 * side + 1] = py + tm * uy
+        if (
+            ok
+            and _seg_point_dist(mids[0], mids[1], mids[2], mids[3], ax, ay) > ar + EPS
+            and _seg_point_dist(mids[0], mids[1], mids[2], mids[3], bx, by) > br + EPS
+        ):
+            return True
+    return False
+
+
+@njit(cache=True)
 def any_clear(
     ax: float,
     ay: float,
@@ -1082,23 +1133,6 @@ def any_clear(
     """
     pad = 4.0 * EPS if grazing else 0.0
     order = np.arange(nc)
-    size = 2
-    for j in range(nc):
-        k = cand[j]
-        size += 1 if kind[k] == DISC else eoff[k + 1] - eoff[k]
-        size += 4 if kind[k] == DISC else 4 * (eoff[k + 1] - eoff[k])
-    fx = np.empty((2 * size, 3))
-    n = _add_feature(fx, 0, ax, ay, ar)
-    n = _add_feature(fx, n, bx, by, br)
-    for j in range(nc):
-        k = cand[j]
-        if kind[k] == DISC:
-            n = _add_feature(fx, n, disc[k, 0], disc[k, 1], disc[k, 2] + half + pad)
-        else:
-            for e in range(eoff[k], eoff[k + 1]):
-                n = _add_feature(fx, n, edges[e, 0], edges[e, 1], half + pad)
-        n = _rim_meets(fx, n, ax, ay, ar, k, kind, disc, eoff, edges, half + pad)
-        n = _rim_meets(fx, n, bx, by, br, k, kind, disc, eoff, edges, half + pad)
     # the centre line first: it settles most pairs at once
     vx = bx - ax
     vy = by - ay
@@ -1127,6 +1161,25 @@ def any_clear(
         out,
     ):
         return True
+    if _closed_by_one_disc(ax, ay, ar, bx, by, br, cand, nc, kind, disc, half):
+        return False
+    size = 2
+    for j in range(nc):
+        k = cand[j]
+        size += 1 if kind[k] == DISC else eoff[k + 1] - eoff[k]
+        size += 4 if kind[k] == DISC else 4 * (eoff[k + 1] - eoff[k])
+    fx = np.empty((2 * size, 3))
+    n = _add_feature(fx, 0, ax, ay, ar)
+    n = _add_feature(fx, n, bx, by, br)
+    for j in range(nc):
+        k = cand[j]
+        if kind[k] == DISC:
+            n = _add_feature(fx, n, disc[k, 0], disc[k, 1], disc[k, 2] + half + pad)
+        else:
+            for e in range(eoff[k], eoff[k + 1]):
+                n = _add_feature(fx, n, edges[e, 0], edges[e, 1], half + pad)
+        n = _rim_meets(fx, n, ax, ay, ar, k, kind, disc, eoff, edges, half + pad)
+        n = _rim_meets(fx, n, bx, by, br, k, kind, disc, eoff, edges, half + pad)
     for i in range(n):
         for j in range(i + 1, n):
             dx = fx[j, 0] - fx[i, 0]
@@ -1203,6 +1256,7 @@ def any_clear_batch(
     disc: np.ndarray,
     eoff: np.ndarray,
     edges: np.ndarray,
+    bbox: np.ndarray,
     half: float,
     grazing: bool,
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -1218,6 +1272,13 @@ def any_clear_batch(
         nc = 0
         for k in range(npieces):
             if k == skip_a[i] or k == skip_b[i] or rank[k] < min_rank[i]:
+                continue
+            if (
+                bbox[k, 0] > max(a[i, 0], b[i, 0]) + reach
+                or bbox[k, 2] < min(a[i, 0], b[i, 0]) - reach
+                or bbox[k, 1] > max(a[i, 1], b[i, 1]) + reach
+                or bbox[k, 3] < min(a[i, 1], b[i, 1]) - reach
+            ):
                 continue
             if _near_window(k, a[i, 0], a[i, 1], b[i, 0], b[i, 1], reach, kind, disc, eoff, edges):
                 cand[nc] = k

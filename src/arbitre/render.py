@@ -80,6 +80,7 @@ def render_table(
     shooter: str | None = None,
     title: str | None = None,
     overlays: Sequence[Overlay] = (),
+    centre_lines: bool = True,
 ) -> str:
     """The table as an SVG document, with ``shooter``'s rulings drawn on it.
 
@@ -87,7 +88,8 @@ def render_table(
     without cover, orange with a ``+n`` label when it gets cover (F3, F4), red dashed when
     it is not visible (F2); its ``blockers`` are outlined red and its ``cover_pieces``
     orange. Rulings of other shooters are ignored. ``title`` defaults to the table's
-    name. ``overlays`` are drawn over the terrain, under the bases, with their legend.
+    name. ``overlays`` are drawn over the terrain, under the bases, with their legend;
+    ``centre_lines=False`` leaves out the F1 lines for rulesets that draw their own.
     A shooter or target that is not a model of the table raises
     :class:`~arbitre.errors.RulesError`.
     """
@@ -96,7 +98,7 @@ def render_table(
     heading = table.name if title is None else title
     top, margin, legend_w = (34 if heading else 12) * u, 34 * u, 200 * u
     ring = table.model(shooter) if shooter is not None else None
-    rows = _legend_rows(table, ring is not None)
+    rows = _legend_rows(table, ring is not None and centre_lines)
     for overlay in overlays:
         rows += [("head", "", overlay.title)] if overlay.title else []
         rows += list(overlay.legend)
@@ -128,7 +130,7 @@ def render_table(
         on_dark = piece.blocks and not isinstance(piece.footprint, WallFootprint)
         labels.put(*_label_point(piece, u), piece.id, 11 * u, italic=True, halo=not on_dark,
                    fill="#ffffff" if on_dark else INK)
-    if ring is not None:
+    if ring is not None and centre_lines:
         _sight_lines(svg, table, ring, mine, u)
     for overlay in overlays:
         _overlay(svg, overlay, labels, u)

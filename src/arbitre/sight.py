@@ -401,9 +401,19 @@ def clear_lines(
     ).reshape(-1, 3)
     k = backend.kernels(40 * len(s) * len(ix.ids))
     found, witness = k.any_clear_batch(
-        np.ascontiguousarray(xyr[s]), np.ascontiguousarray(xyr[g]), s + ix.n_terrain,
-        g + ix.n_terrain, np.asarray(need, np.int64), np.asarray(ranks, np.int64), ix.kind,
-        ix.disc, ix.eoff, ix.edges, ix.half, _grazing(table),
+        np.ascontiguousarray(xyr[s]),
+        np.ascontiguousarray(xyr[g]),
+        s + ix.n_terrain,
+        g + ix.n_terrain,
+        np.asarray(need, np.int64),
+        np.asarray(ranks, np.int64),
+        ix.kind,
+        ix.disc,
+        ix.eoff,
+        ix.edges,
+        ix.bbox,
+        ix.half,
+        _grazing(table),
     )
     out = []
     for i, (a, b) in enumerate(pairs):
@@ -413,13 +423,17 @@ def clear_lines(
             out.append(ClearLine(a, b, True, ends, ()))
             continue
         skip = {int(s[i]) + ix.n_terrain, int(g[i]) + ix.n_terrain}
-        hull = shapely.convex_hull(shapely.union(
-            shapely.Point(xyr[s[i], 0], xyr[s[i], 1]).buffer(max(xyr[s[i], 2], 1e-9), 64),
-            shapely.Point(xyr[g[i], 0], xyr[g[i], 1]).buffer(max(xyr[g[i], 2], 1e-9), 64),
-        ))
+        hull = shapely.convex_hull(
+            shapely.union(
+                shapely.Point(xyr[s[i], 0], xyr[s[i], 1]).buffer(max(xyr[s[i], 2], 1e-9), 64),
+                shapely.Point(xyr[g[i], 0], xyr[g[i], 1]).buffer(max(xyr[g[i], 2], 1e-9), 64),
+            )
+        )
         names = tuple(
-            ix.ids[p] for p in range(len(ix.ids))
-            if p not in skip and ranks[p] >= need[i]
+            ix.ids[p]
+            for p in range(len(ix.ids))
+            if p not in skip
+            and ranks[p] >= need[i]
             and shapely.intersects(hull, _piece_shape(table, ix, p).buffer(ix.half))
         )
         out.append(ClearLine(a, b, False, None, names))

@@ -7,7 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arbitre.errors import UnknownRulesetError
-from arbitre.rules import frostgrave
+from arbitre.rules import darkage, frostgrave
 from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.table import Table
 
@@ -31,12 +31,19 @@ RULESETS: dict[str, Ruleset] = {
         aliases=("fg", "frost"),
         los=frostgrave.rulings,
     ),
+    "darkage": Ruleset(
+        name="darkage",
+        title="Dark Age line-of-sight window with size classes (D3-D5)",
+        aliases=("dark-age", "da"),
+        los=darkage.rulings,
+    ),
 }
 
 
 def _fold(name: str) -> str:
     text = unicodedata.normalize("NFKD", name.strip().lower())
-    return "".join(c for c in text if not unicodedata.combining(c)).replace("_", "-")
+    folded = "".join(c for c in text if not unicodedata.combining(c))
+    return "-".join(folded.replace("_", " ").split())
 
 
 def find_ruleset(name: str) -> Ruleset:
