@@ -193,6 +193,10 @@ def validate(file: FileArg) -> None:
         out.print(f"{file}: ok (a map of {len(placemap.places)} places)")
         return
     table = scenario.load(file)
+    from arbitre.rules.breath import weapon_problems
+
+    if problems := weapon_problems(table):
+        raise RulesError(f"{file}: " + "; ".join(problems))
     out.print(f"{file}: ok ({len(table.models)} models, {len(table.terrain)} terrain pieces)")
 
 
@@ -264,10 +268,11 @@ def _write(path: Path, text: str) -> None:
 
 def _register_faces() -> None:
     """The commands of the rulesets that have their own (places: move, shot, place)."""
-    from arbitre import cli_darkage, cli_places
+    from arbitre import cli_breath, cli_darkage, cli_places
 
     cli_places.register(app)
     cli_darkage.register(app)
+    cli_breath.register(app)
 
 
 _register_faces()

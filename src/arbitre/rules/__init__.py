@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from arbitre.errors import UnknownRulesetError
+from arbitre.rules import breath as _breath  # noqa: F401 - declares its options
 from arbitre.rules import darkage, frostgrave
 from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.table import Table

@@ -1,0 +1,133 @@
+"""The B4 notation of breath weapons, in French (the seed's) or in English.
+
+``Souffle englobant (acide • puissance 5/2)`` reads: nature *englobant* (enveloping, B5;
+*percutant* is impacting, B6), damage type *acide*, Difficulty 5 (a die hits on 5+), Power
+2 (each hit deals 2). The values X/Y may be replaced by a state (``Souffle englobant (gaz
+• étourdi)``, or ``... • puissance étourdi``): every victim gets it and nothing is rolled.
+The English form is ``Enveloping breath (acid • power 5/2)`` / ``Impacting breath (...)``.
+
+Keywords are read whatever their case and accents; the separator may be ``•``, ``·``,
+``|`` or ``;``. A notation that cannot be read is a :class:`RulesError` saying which part
+is wrong and showing a correct example.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+from typing import Literal, NoReturn
+
+from arbitre.errors import RulesError
+
+Nature = Literal["enveloping", "impacting"]
+
+#: Nature keywords, folded (lower case, no accents), French then English.
+NATURES: dict[str, Nature] = {
+    "englobant": "enveloping",
+    "percutant": "impacting",
+    "enveloping": "enveloping",
+    "impacting": "impacting",
+}
+EXAMPLES = "'Souffle englobant (acide • puissance 5/2)' or 'Enveloping breath (acid • power 5/2)'"
+
+_SEPARATORS = "•·∙|;"
+_FRENCH = re.compile(r"^\s*souffle\s+(?P<nature>[^\s(]+)\s*(?P<rest>.*)$",
+                     re.IGNORECASE | re.DOTALL)
+_ENGLISH = re.compile(r"^\s*(?P<nature>\S+)\s+breath\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
+_VALUES = re.compile(r"^(?:(?:puissance|power)\s*)?(?P<x>[+-]?\d+)\s*/\s*(?P<y>[+-]?\d+)$",
+                     re.IGNORECASE)
+_KEYWORD = re.compile(r"^(?:puissance|power)\b\s*", re.IGNORECASE)
+
+
+def fold(text: str) -> str:
+    """Lower case without accents: how keywords are compared."""
+    norm = unicodedata.normalize("NFKD", text.strip().lower())
+    return "".join(c for c in norm if not unicodedata.combining(c))
+
+
+@dataclass(frozen=True, slots=True)
+class BreathNotation:
+    """A parsed B4 notation: nature, damage type, and either Difficulty/Power or a state."""
+
+    nature: Nature
+    damage_type: str
+    difficulty: int | None = None
+    power: int | None = None
+    state: str | None = None
+    text: str = ""
+
+    @property
+    def rolls(self) -> bool:
+        """False for a state breath (B4): nothing is rolled, every victim gets the state."""
+        return self.state is None
+
+    def french(self) -> str:
+        """The notation as the seed writes it."""
+        nature = "englobant" if self.nature == "enveloping" else "percutant"
+        return f"Souffle {nature} ({self.damage_type} • {self._effect('puissance')})"
+
+    def english(self) -> str:
+        """The English equivalent."""
+        nature = "Enveloping" if self.nature == "enveloping" else "Impacting"
+        return f"{nature} breath ({self.damage_type} • {self._effect('power')})"
+
+    def _effect(self, word: str) -> str:
+        return self.state if self.state is not None else f"{word} {self.difficulty}/{self.power}"
+
+    def describe(self) -> str:
+        """One line for reports: what the breath does."""
+        rule = "B5" if self.nature == "enveloping" else "B6"
+        if self.state is not None:
+            return f"{self.nature} ({rule}), {self.damage_type}: every victim is {self.state} (B4)"
+        return (f"{self.nature} ({rule}), {self.damage_type}: each die showing "
+                f"{self.difficulty}+ hits for {self.power}")
+
+
+def parse(text: object, *, where: str = "") -> BreathNotation:
+    """Read a B4 notation; ``where`` (e.g. ``weapon 'Acid' of dragon``) heads any error."""
+    if not isinstance(text, str) or not text.strip():
+        _fail(where, text, "it is empty")
+    match = _FRENCH.match(text) or _ENGLISH.match(text)
+    if match is None:
+        _fail(where, text, "it must start with 'Souffle <nature>' or '<Nature> breath'")
+    word = match["nature"]
+    nature = NATURES.get(fold(word))
+    if nature is None:
+        _fail(where, text, f"unknown nature {word!r} (expected englobant or percutant; "
+                           "in English enveloping or impacting)")
+    rest = match["rest"].strip()
+    if not (rest.startswith("(") and rest.endswith(")")):
+        _fail(where, text, "the damage type and values must follow in brackets: "
+                           "'(type • puissance X/Y)'")
+    inner = rest[1:-1].strip()
+    parts = re.split(f"[{_SEPARATORS}]", inner)
+    if len(parts) != 2:
+        found = "no separator" if len(parts) == 1 else f"{len(parts) - 1} separators"
+        _fail(where, text, f"inside the brackets expected 'type • puissance X/Y' with one "
+                           f"'•', found {found}")
+    damage_type, effect = parts[0].strip(), parts[1].strip()
+    if not damage_type:
+        _fail(where, text, "the damage type before '•' is missing")
+    if not effect:
+        _fail(where, text, "the values 'puissance X/Y' (or a state) after '•' are missing")
+    values = _VALUES.match(effect)
+    if values is None:
+        state = _KEYWORD.sub("", effect).strip()
+        if not state or re.search(r"\d", state):
+            _fail(where, text, f"{effect!r} is neither 'puissance X/Y' (two whole numbers, "
+                               "Difficulty/Power) nor a state such as 'étourdi'")
+        return BreathNotation(nature, damage_type, state=state, text=text.strip())
+    difficulty, power = int(values["x"]), int(values["y"])
+    if not 1 <= difficulty <= 6:
+        _fail(where, text, f"Difficulty {difficulty} is not 1 to 6 (a die hits on "
+                           "Difficulty or more on a d6)")
+    if power < 1:
+        _fail(where, text, f"Power {power} must be at least 1 (damage per hit)")
+    return BreathNotation(nature, damage_type, difficulty, power, text=text.strip())
+
+
+def _fail(where: str, text: object, problem: str) -> NoReturn:
+    head = f"{where}: " if where else ""
+    raise RulesError(f"{head}bad breath notation {text!r}: {problem}; "
+                     f"write e.g. {EXAMPLES} (B4)")
