@@ -180,6 +180,10 @@ def _overlays(table: Table, rules: str, shooter: str, rulings: list[LosRuling]) 
         from arbitre import render_darkage
 
         return [render_darkage.overlay(table, rulings)]
+    if rules == "mordheim":
+        from arbitre import render_mordheim
+
+        return [render_mordheim.overlay(table, shooter)]
     return []
 
 
@@ -268,11 +272,12 @@ def _write(path: Path, text: str) -> None:
 
 def _register_faces() -> None:
     """The commands of the rulesets that have their own (places: move, shot, place)."""
-    from arbitre import cli_breath, cli_darkage, cli_places
+    from arbitre import cli_breath, cli_darkage, cli_mordheim, cli_places
 
     cli_places.register(app)
     cli_darkage.register(app)
     cli_breath.register(app)
+    cli_mordheim.register(app)
 
 
 _register_faces()

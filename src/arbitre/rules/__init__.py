@@ -8,7 +8,7 @@ from dataclasses import dataclass
 
 from arbitre.errors import UnknownRulesetError
 from arbitre.rules import breath as _breath  # noqa: F401 - declares its options
-from arbitre.rules import darkage, frostgrave
+from arbitre.rules import darkage, frostgrave, mordheim
 from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.table import Table
 
@@ -37,6 +37,12 @@ RULESETS: dict[str, Ruleset] = {
         title="Dark Age line-of-sight window with size classes (D3-D5)",
         aliases=("dark-age", "da"),
         los=darkage.rulings,
+    ),
+    "mordheim": Ruleset(
+        name="mordheim",
+        title="Mordheim shooting phase (M1-M11)",
+        aliases=("mh", "mordheim-shooting"),
+        los=mordheim.rulings,
     ),
 }
 
