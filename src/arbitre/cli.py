@@ -6,7 +6,6 @@ code 2 in :func:`main`, the one place that does so.
 
 from __future__ import annotations
 
-import json
 import sys
 from collections.abc import Sequence
 from importlib import resources
@@ -19,6 +18,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from arbitre import scenario
+from arbitre.cli_common import print_json
 from arbitre.errors import ArbitreError, RulesError, ScenarioError
 from arbitre.rules import find_ruleset
 from arbitre.rules.ruling import JSON_VERSION, LosRuling
@@ -258,9 +258,7 @@ def _is_places(path: Path) -> bool:
         return False
 
 
-def _print_json(doc: object) -> None:
-    """Machine output: plain JSON on stdout, no colours."""
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+_print_json = print_json
 
 
 def _write(path: Path, text: str) -> None:

@@ -7,8 +7,6 @@
 from __future__ import annotations
 
 import itertools
-import json
-import sys
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any
@@ -19,6 +17,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from arbitre import scenario, templates
+from arbitre.cli_common import print_json
 from arbitre.dice import Distribution
 from arbitre.errors import ArbitreError, RulesError
 from arbitre.geometry import Point
@@ -28,8 +27,7 @@ from arbitre.table import Table
 out = Console(highlight=False, soft_wrap=True)
 
 
-def _print_json(doc: object) -> None:
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+_print_json = print_json
 
 
 def _pct(p: Fraction) -> str:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import Annotated
 
 import typer
 from rich.console import Console
 
+from arbitre.cli_common import print_json
 from arbitre.rules import darkage
 from arbitre.rules.ruling import JSON_VERSION
 
@@ -50,7 +49,7 @@ def register(app: typer.Typer) -> None:
                     "mean_rounds": _fraction(odds.rounds),
                 },
             }
-            sys.stdout.write(json.dumps(doc, indent=2) + "\n")
+            print_json(doc)
             return
         for reason in result.reasons:
             out.print(f"{reason.rule} {reason.text}")

@@ -7,21 +7,18 @@ for the app's ``main`` to print as one line with exit code 2.
 
 from __future__ import annotations
 
-import json
-import sys
 from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated
 
 import typer
-import yaml
 from rich import box
 from rich.console import Console
 from rich.table import Table as RichTable
 
 from arbitre import scenario
-from arbitre.errors import RulesError
+from arbitre.cli_common import option_pairs, print_json
 from arbitre.rules import mordheim
 from arbitre.rules.ruling import Reason
 from arbitre.table import Table
@@ -45,22 +42,13 @@ def load(file: Path, given: list[str] | None) -> tuple[Table, mordheim.MordheimO
     """The scenario's table, its options overridden by ``NAME=VALUE`` strings (YAML values),
     and the Mordheim options read from them."""
     table = scenario.load(file)
-    values: dict[str, object] = {}
-    for item in given or []:
-        name, sep, text = item.partition("=")
-        if not sep or not name.strip():
-            raise RulesError(f"option {item!r}: expected NAME=VALUE")
-        try:
-            values[name.strip()] = yaml.safe_load(text)
-        except yaml.YAMLError:
-            values[name.strip()] = text
+    values = option_pairs(given)
     if values:
         table = replace(table, options=tuple(sorted({**dict(table.options), **values}.items())))
     return table, mordheim.options(table)
 
 
-def _print_json(doc: object) -> None:
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+_print_json = print_json
 
 
 def _p(p: Fraction) -> str:

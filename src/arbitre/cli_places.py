@@ -8,17 +8,15 @@ a places scenario for ``render``. They parse, call the library, print; no rule l
 from __future__ import annotations
 
 import itertools
-import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-import yaml
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from arbitre.errors import ArbitreError, RulesError
+from arbitre.cli_common import option_pairs, print_json
+from arbitre.errors import ArbitreError
 from arbitre.places import PlaceMap, load_places
 from arbitre.rules import placemap as rules
 from arbitre.rules.ruling import Reason
@@ -34,20 +32,10 @@ OptionOpt = Annotated[list[str] | None, typer.Option(
 
 def read_cli_options(placemap: PlaceMap, given: list[str] | None) -> rules.PlacesOptions:
     """The map's options overridden by ``NAME=VALUE`` strings (values read as YAML)."""
-    values: dict[str, object] = {}
-    for item in given or []:
-        name, sep, text = item.partition("=")
-        if not sep or not name.strip():
-            raise RulesError(f"option {item!r}: expected NAME=VALUE")
-        try:
-            values[name.strip()] = yaml.safe_load(text)
-        except yaml.YAMLError:
-            values[name.strip()] = text
-    return rules.options(placemap, **values)
+    return rules.options(placemap, **option_pairs(given))
 
 
-def _print_json(doc: object) -> None:
-    sys.stdout.write(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")
+_print_json = print_json
 
 
 def _reasons(reasons: tuple[Reason, ...]) -> None:
