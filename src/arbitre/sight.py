@@ -171,9 +171,7 @@ def centre_line_batch(
     pieces that block, F2); without early exit every crossing is listed.
     """
     ix = index or sight_index(table)
-    order = np.argsort(shooters, kind="stable")
-    s = np.asarray(shooters, dtype=np.int64)[order]
-    g = np.asarray(targets, dtype=np.int64)[order]
+    order, s, g = _by_shooter(shooters, targets)
     xy = _xy(table)
     k = backend.kernels(len(s) * len(ix.ids))
     offsets, piece, tt, first = k.centre_lines(
@@ -243,12 +241,8 @@ def visible_fraction_batch(
     """S2 for the pairs of model indices: the share of the target's base seen from the
     shooter's centre. ``hides`` flags the pieces that hide (default: those that block)."""
     ix = index or sight_index(table)
-    order = np.argsort(shooters, kind="stable")
-    s = np.asarray(shooters, dtype=np.int64)[order]
-    g = np.asarray(targets, dtype=np.int64)[order]
-    xyr = np.array(
-        [[m.at.x, m.at.y, m.base.radius] for m in table.models], dtype=np.float64
-    ).reshape(-1, 3)
+    order, s, g = _by_shooter(shooters, targets)
+    xyr = _xyr(table)
     k = backend.kernels(4 * len(s) * len(ix.ids))
     out = k.visible_fractions(
         xyr[s, 0],
@@ -320,7 +314,24 @@ def view_of_segment(
 
 
 def _xy(table: Table) -> np.ndarray:
-    return np.array([[m.at.x, m.at.y] for m in table.models], dtype=np.float64).reshape(-1, 2)
+    return np.ascontiguousarray(_xyr(table)[:, :2])
+
+
+def _xyr(table: Table) -> np.ndarray:
+    """Centre and base radius of every model, in mm."""
+    rows = [[m.at.x, m.at.y, m.base.radius] for m in table.models]
+    return np.array(rows, dtype=np.float64).reshape(-1, 3)
+
+
+def _by_shooter(
+    shooters: np.ndarray, targets: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The pairs sorted by shooter (the kernels build their broad phase once per origin):
+    the permutation, then the sorted shooters and targets."""
+    order = np.argsort(shooters, kind="stable")
+    s = np.asarray(shooters, dtype=np.int64)[order]
+    g = np.asarray(targets, dtype=np.int64)[order]
+    return order, s, g
 
 
 def touching(table: Table, *, index: SightIndex | None = None) -> np.ndarray:
@@ -396,9 +407,7 @@ def clear_lines(
     s, g = _pairs(table, pairs)
     ranks = np.zeros(len(ix.ids), np.int64) if piece_rank is None else piece_rank
     need = np.zeros(len(s), np.int64) if min_rank is None else min_rank
-    xyr = np.array(
-        [[m.at.x, m.at.y, m.base.radius] for m in table.models], dtype=np.float64
-    ).reshape(-1, 3)
+    xyr = _xyr(table)
     k = backend.kernels(40 * len(s) * len(ix.ids))
     found, witness = k.any_clear_batch(
         np.ascontiguousarray(xyr[s]),
