@@ -4,7 +4,7 @@ F3: each small terrain piece (``sight: cover``) the centre line from the shooter
 target passes through (S1, G5 beam rule) gives +1. F4: a crossed piece the target's base
 touches (G4) gives +3 instead of +1. Large pieces and bases are not looked at here: what
 blocks a line is each ruleset's own question (F2 for Frostgrave; nothing for a breath,
-B3). The breath ruleset uses this for B6; Frostgrave may use it for F3-F4.
+B3). The breath ruleset uses it for B6 and Frostgrave for F3-F4 (:func:`piece_bonus`).
 """
 
 from __future__ import annotations
@@ -35,8 +35,12 @@ def cover_bonuses(table: Table, pairs: Sequence[tuple[str, str]]) -> list[CoverB
     if not pairs:
         return []
     lines = sight.centre_lines(table, pairs)
-    crossed = {(line.target, c.piece) for line in lines for c in line.crossings
-               if not c.is_model and not table.piece(c.piece).blocks}
+    crossed = {
+        (line.target, c.piece)
+        for line in lines
+        for c in line.crossings
+        if not c.is_model and not table.piece(c.piece).blocks
+    }
     touch = _touching(table, crossed)
     out = []
     for line in lines:
@@ -45,17 +49,21 @@ def cover_bonuses(table: Table, pairs: Sequence[tuple[str, str]]) -> list[CoverB
             if (line.target, c.piece) not in crossed:
                 continue
             pieces.append(c.piece)
-            if touch[line.target, c.piece]:
-                bonus += 3
-                reasons.append(Reason("F4", (line.target, c.piece),
-                                      f"{line.target} is behind small terrain {c.piece} "
-                                      "and touches it: +3"))
-            else:
-                bonus += 1
-                reasons.append(Reason("F3", (c.piece,),
-                                      f"the line passes through small terrain {c.piece}: +1"))
+            gained, reason = piece_bonus(line.target, c.piece, touches=touch[line.target, c.piece])
+            bonus += gained
+            reasons.append(reason)
         out.append(CoverBonus(line.shooter, line.target, bonus, tuple(pieces), tuple(reasons)))
     return out
+
+
+def piece_bonus(target: str, piece: str, *, touches: bool) -> tuple[int, Reason]:
+    """The bonus one small piece on the centre line gives ``target``, and why: +1 (F3), or
+    +3 when the target touches it (F4, replacing that piece's +1)."""
+    if touches:
+        return 3, Reason(
+            "F4", (target, piece), f"{target} is behind small terrain {piece} and touches it: +3"
+        )
+    return 1, Reason("F3", (piece,), f"the line passes through small terrain {piece}: +1")
 
 
 def _touching(table: Table, asked: set[tuple[str, str]]) -> dict[tuple[str, str], bool]:
@@ -70,8 +78,8 @@ def _touching(table: Table, asked: set[tuple[str, str]]) -> dict[tuple[str, str]
     cols = np.array([ix.ids.index(p) for p in pieces], dtype=np.int64)
     xy = np.array([[m.at.x, m.at.y] for m in rows], dtype=np.float64)
     radii = np.array([m.base.radius for m in rows], dtype=np.float64)
-    gaps = backend.kernels(len(rows) * len(cols)).gaps(xy, radii, cols, ix.kind, ix.disc,
-                                                       ix.eoff, ix.edges)
+    gaps = backend.kernels(len(rows) * len(cols)).gaps(
+        xy, radii, cols, ix.kind, ix.disc, ix.eoff, ix.edges
+    )
     near = gaps <= table.contact_tolerance + backend.interpreted().EPS
-    return {(m, p): bool(near[i, j]) for i, m in enumerate(models)
-            for j, p in enumerate(pieces)}
+    return {(m, p): bool(near[i, j]) for i, m in enumerate(models) for j, p in enumerate(pieces)}

@@ -23,6 +23,7 @@ import shapely
 from arbitre import sight
 from arbitre.errors import RulesError
 from arbitre.geometry import Point, WallFootprint, Window
+from arbitre.rules.cover import piece_bonus
 from arbitre.rules.options import declare, read_options
 from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.table import Table
@@ -226,20 +227,11 @@ def _rule(
                         Reason("F2", (piece.id,), f"the line passes through {kind} {piece.id}")
                     )
             continue
-        if touch[target_index, table.terrain.index(piece)]:
-            cover += 3
-            reasons.append(
-                Reason(
-                    "F4",
-                    (b, piece.id),
-                    (f"{b} is behind small terrain {piece.id} and touches it: +3"),
-                )
-            )
-        else:
-            cover += 1
-            reasons.append(
-                Reason("F3", (piece.id,), f"the line passes through small terrain {piece.id}: +1")
-            )
+        bonus, reason = piece_bonus(
+            b, piece.id, touches=bool(touch[target_index, table.terrain.index(piece)])
+        )
+        cover += bonus
+        reasons.append(reason)
         cover_pieces.append(piece.id)
     for wall in window_walls:
         seen = _sees_window(table, a, b, target_windows[wall], shooter_walls)
