@@ -43,6 +43,11 @@ class SightIndex:
     def model_piece(self, model_index: int) -> int:
         return self.n_terrain + model_index
 
+    @property
+    def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """The arrays every kernel takes, in their order: kind, disc, eoff, edges, bbox."""
+        return self.kind, self.disc, self.eoff, self.edges, self.bbox
+
 
 def _rings(shape: BaseGeometry) -> list[np.ndarray]:
     polys = list(shape.geoms) if hasattr(shape, "geoms") else [shape]
@@ -181,11 +186,7 @@ def centre_line_batch(
         xy[g, 1],
         s + ix.n_terrain,
         g + ix.n_terrain,
-        ix.kind,
-        ix.disc,
-        ix.eoff,
-        ix.edges,
-        ix.bbox,
+        *ix.packed,
         ix.blocks if stops is None else stops,
         ix.half,
         _grazing(table),
@@ -250,11 +251,7 @@ def visible_fraction_batch(
         np.ascontiguousarray(xyr[g]),
         s + ix.n_terrain,
         g + ix.n_terrain,
-        ix.kind,
-        ix.disc,
-        ix.eoff,
-        ix.edges,
-        ix.bbox,
+        *ix.packed,
         ix.blocks if hides is None else hides,
         ix.half,
         _grazing(table),
@@ -302,10 +299,7 @@ def view_of_segment(
         t,
         cand,
         len(cand),
-        ix.kind,
-        ix.disc,
-        ix.eoff,
-        ix.edges,
+        *ix.packed[:4],
         ix.half,
         _grazing(table),
     )
@@ -343,10 +337,7 @@ def touching(table: Table, *, index: SightIndex | None = None) -> np.ndarray:
         _xy(table),
         radii,
         np.arange(ix.n_terrain, dtype=np.int64),
-        ix.kind,
-        ix.disc,
-        ix.eoff,
-        ix.edges,
+        *ix.packed[:4],
     )
     return np.asarray(gaps <= table.contact_tolerance + _K.EPS)
 
@@ -365,11 +356,7 @@ def all_pairs(
     stop, total = backend.kernels(n * n * len(ix.ids)).all_pairs(
         _xy(table),
         ix.n_terrain,
-        ix.kind,
-        ix.disc,
-        ix.eoff,
-        ix.edges,
-        ix.bbox,
+        *ix.packed,
         stops,
         np.ascontiguousarray(weights, dtype=np.float64),
         ix.half,
@@ -416,11 +403,7 @@ def clear_lines(
         g + ix.n_terrain,
         np.asarray(need, np.int64),
         np.asarray(ranks, np.int64),
-        ix.kind,
-        ix.disc,
-        ix.eoff,
-        ix.edges,
-        ix.bbox,
+        *ix.packed,
         ix.half,
         _grazing(table),
     )
