@@ -19,8 +19,8 @@ from dataclasses import replace
 import numpy as np
 
 from arbitre.rules import breath
-from arbitre.samples import random_table
 from arbitre.table import Table, Weapon
+from arbitre.testing import random_table
 
 WEAPONS = {
     "enveloping": "Souffle englobant (acide • puissance 5/2)",

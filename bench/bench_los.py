@@ -17,8 +17,8 @@ import shapely
 
 from arbitre import sight
 from arbitre.rules import frostgrave
-from arbitre.samples import random_table
 from arbitre.table import Table
+from arbitre.testing import random_table
 
 
 def ours(table: Table, repeats: int) -> tuple[float, frostgrave.FrostgraveMatrix]:

@@ -15,8 +15,8 @@ import time
 import numpy as np
 
 from arbitre import backend, sight
-from arbitre.samples import random_table
 from arbitre.table import Table
+from arbitre.testing import random_table
 
 
 def enemy_pairs(table: Table) -> list[tuple[str, str]]:

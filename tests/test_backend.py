@@ -11,7 +11,7 @@ import pytest
 
 from arbitre import backend, sight
 from arbitre.errors import ArbitreError
-from arbitre.samples import random_table
+from arbitre.testing import random_table
 
 
 @pytest.fixture

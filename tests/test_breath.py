@@ -32,13 +32,13 @@ from arbitre.dice import (
     replay_procedure,
 )
 from arbitre.errors import ArbitreError, RulesError
+from arbitre.faces.svg.breath import breath_overlay
+from arbitre.faces.svg.table import render_table
 from arbitre.geometry import Disc, Point
-from arbitre.render import render_table
-from arbitre.render_breath import breath_overlay
 from arbitre.rules import breath
-from arbitre.rules.breath_notation import BreathNotation, parse
-from arbitre.samples import random_table
+from arbitre.rules.breath.notation import BreathNotation, parse
 from arbitre.table import Model, Table, Weapon
+from arbitre.testing import random_table
 
 GOLDEN = sorted((Path(__file__).parent / "golden" / "breath").glob("*.yaml"))
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("breath-*.yaml"))
@@ -424,7 +424,7 @@ def test_best_by_sampling_baseline_agrees_on_an_easy_table() -> None:
 
 
 def _app() -> typer.Typer:
-    from arbitre.cli_breath import register
+    from arbitre.faces.cli.breath import register
 
     app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
 

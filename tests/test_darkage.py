@@ -14,7 +14,7 @@ from arbitre import dice, scenario
 from arbitre.cli import main
 from arbitre.errors import RulesError
 from arbitre.rules import darkage, find_ruleset
-from arbitre.samples import random_table
+from arbitre.testing import random_table
 
 ROOT = Path(__file__).parent.parent
 GOLDEN = sorted((ROOT / "examples").glob("darkage-*.yaml")) + sorted(

@@ -14,8 +14,8 @@ from arbitre import scenario
 from arbitre.errors import RulesError
 from arbitre.geometry import Point, WallFootprint
 from arbitre.rules import find_ruleset, frostgrave
-from arbitre.samples import random_table
 from arbitre.table import Table
+from arbitre.testing import random_table
 
 GOLDEN = sorted((Path(__file__).parent / "golden" / "frostgrave").glob("*.yaml"))
 RULES = {f"F{i}" for i in range(1, 10)}

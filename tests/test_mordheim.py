@@ -23,15 +23,15 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from arbitre import scenario
-from arbitre.cli_mordheim import register
 from arbitre.dice import Roller, enumerate_procedure, mordheim_to_hit, replay_procedure
 from arbitre.errors import RulesError, ScenarioError
+from arbitre.faces.cli.mordheim import register
+from arbitre.faces.svg.mordheim import CLOSEST, LEGAL, NOT_LEGAL, overlay
+from arbitre.faces.svg.table import render_table
 from arbitre.geometry import Disc, Point, PolygonFootprint, rect_points
-from arbitre.render import render_table
-from arbitre.render_mordheim import CLOSEST, LEGAL, NOT_LEGAL, overlay
 from arbitre.rules import mordheim
 from arbitre.rules.mordheim import MordheimOptions, Shot
-from arbitre.rules.mordheim_shot import roll
+from arbitre.rules.mordheim.shot import roll
 from arbitre.rules.options import read_options
 from arbitre.table import Model, Table, Terrain, Unit, Weapon
 
@@ -381,7 +381,7 @@ def test_priority_agrees_with_a_brute_force_reading_of_m3_m5(seed: int) -> None:
     """On random tables, legality follows M3-M5 read directly off the rulings: a target is
     legal iff it is seen, not barred by its fight, and (elevated shooter) free or in the
     shooter's building, or (on the ground) no closer candidate remains un-passed."""
-    from arbitre.samples import random_table
+    from arbitre.testing import random_table
 
     table = _dress(random_table(seed, models=14, terrain=6, width=600.0), seed)
     for s in table.models:
@@ -624,8 +624,8 @@ def test_hiding_pieces_agree_with_each_piece_alone(seed: int) -> None:
     import numpy as np
 
     from arbitre import sight
-    from arbitre.rules import mordheim_sight
-    from arbitre.samples import random_table
+    from arbitre.rules.mordheim import sight as mordheim_sight
+    from arbitre.testing import random_table
 
     table = random_table(seed, models=12, terrain=8, width=500.0, degenerate=seed % 2 == 1)
     pairs = [(a.id, b.id) for a in table.models for b in table.models if a.id != b.id]

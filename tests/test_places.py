@@ -21,8 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-from arbitre.cli_places import register, render_places_file
 from arbitre.errors import RulesError, ScenarioError
+from arbitre.faces.cli.places import register, render_places_file
+from arbitre.faces.svg.places import CARD_H, CARD_W, layout, render_places
 from arbitre.places import (
     PlaceMap,
     catalogue,
@@ -32,7 +33,6 @@ from arbitre.places import (
     loads_places,
     places_from_dict,
 )
-from arbitre.render_places import CARD_H, CARD_W, layout, render_places
 from arbitre.rules import placemap as rules
 
 HERE = Path(__file__).parent

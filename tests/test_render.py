@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from arbitre.errors import RulesError
+from arbitre.faces.svg.table import BLOCKED, CLEAR, COVERED, render_table
 from arbitre.geometry import (
     CircleFootprint,
     Disc,
@@ -17,7 +18,6 @@ from arbitre.geometry import (
     Window,
     rect_points,
 )
-from arbitre.render import BLOCKED, CLEAR, COVERED, render_table
 from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.table import Model, Table, Terrain, Unit
 

@@ -10,8 +10,8 @@ import shapely
 
 from arbitre import sight
 from arbitre.geometry import Disc, Point, PolygonFootprint, rect_points
-from arbitre.samples import random_table
 from arbitre.table import Model, Table, Terrain
+from arbitre.testing import random_table
 
 BAND = 1e-6  # oracle and kernel may disagree only this close to a boundary
 

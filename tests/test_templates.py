@@ -16,8 +16,8 @@ from arbitre import templates as T
 from arbitre.dice import Roller, enumerate_procedure, roll_procedure
 from arbitre.errors import RulesError
 from arbitre.geometry import Disc, Point
-from arbitre.samples import random_table
 from arbitre.table import Model, Table
+from arbitre.testing import random_table
 
 TOISE = 25.0
 BAND = 1e-6  # mm: the oracle and the engine may disagree only this close to a threshold

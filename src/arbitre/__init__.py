@@ -1,19 +1,23 @@
 """arbitre: a referee engine for skirmish miniature wargames.
 
-Load a scenario, ask a ruling, read its reasons::
+Load a scenario (a table or a map of places), ask any question of any ruleset, read the
+rulings and their reasons::
 
     table = arbitre.load("village.yaml")
-    ruling = arbitre.los(table, "archer", "ogre")
-    ruling.visible, ruling.cover, ruling.reasons
+    answer = arbitre.ask(table, "los", shooter="archer", target="ogre")
+    answer.ruling.visible, answer.ruling.cover, answer.ruling.reasons
+    answer.to_json()        # the JSON 2 envelope, as every command's --json prints it
 """
 
 from importlib import resources
 
 from arbitre.errors import ArbitreError, Problem, RulesError, ScenarioError, UnknownRulesetError
+from arbitre.files import load
 from arbitre.geometry import Disc, Point
-from arbitre.rules import RULESETS, Ruleset, find_ruleset, los
-from arbitre.rules.ruling import LosRuling, Reason
-from arbitre.scenario import dump, json_schema, load, loads
+from arbitre.places import PlaceMap
+from arbitre.rules import RULESETS, Ruleset, ask, find_ruleset, los
+from arbitre.rules.ruling import Answer, LosRuling, Reason
+from arbitre.scenario import dump, json_schema, loads
 from arbitre.table import Model, Table, Terrain, Weapon
 
 #: The bundled example table that ``arbitre demo`` rules.
@@ -22,10 +26,12 @@ DEMO_SCENARIO = str(resources.files("arbitre") / "data" / "frostgrave-demo.yaml"
 __all__ = [
     "DEMO_SCENARIO",
     "RULESETS",
+    "Answer",
     "ArbitreError",
     "Disc",
     "LosRuling",
     "Model",
+    "PlaceMap",
     "Point",
     "Problem",
     "Reason",
@@ -36,6 +42,7 @@ __all__ = [
     "Terrain",
     "UnknownRulesetError",
     "Weapon",
+    "ask",
     "dump",
     "find_ruleset",
     "json_schema",

@@ -24,12 +24,10 @@ from __future__ import annotations
 
 import difflib
 import os
-import unicodedata
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple
 
 import networkx as nx  # type: ignore[import-untyped, unused-ignore]
@@ -38,7 +36,8 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError
 from pydantic_core import ErrorDetails
 
 from arbitre.errors import Problem, RulesError, ScenarioError
-from arbitre.scenario import _kind, _parse, _path, _problem, _show
+from arbitre.scenario import _kind, _parse, _path, _problem, _show, read_document
+from arbitre.text import fold
 
 __all__ = [
     "Effect", "Junction", "JunctionKind", "Place", "PlaceMap", "PlaceType", "Unit",
@@ -56,13 +55,6 @@ EffectKind = Literal["stat", "resource", "bleeding", "untargetable", "obstructio
                      "final_place_only"]
 When = Literal["always", "first", "last"]
 Per = Literal["arrival", "missed_melee_attack"]
-
-
-def fold(name: str) -> str:
-    """A name for lookups: lower case, no accents, runs of other characters one space."""
-    text = unicodedata.normalize("NFKD", name.strip().lower())
-    text = "".join(c for c in text if not unicodedata.combining(c))
-    return " ".join("".join(c if c.isalnum() else " " for c in text).split())
 
 
 # -- the catalogue (P4, P6) ---------------------------------------------------------------
@@ -339,16 +331,8 @@ def is_places_document(doc: object) -> bool:
 
 def load_places(path: str | os.PathLike[str], *, source: str | None = None) -> PlaceMap:
     """The map of a places scenario file (YAML, or JSON by suffix or content)."""
-    path = Path(path)
-    source = source or str(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, ValueError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise ScenarioError([Problem("", f"cannot read the file: {reason}")],
-                            source=source) from None
-    fmt = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}.get(path.suffix.lower())
-    return places_from_dict(_parse(text, fmt, source), source=source)
+    doc, source = read_document(path, source=source)
+    return places_from_dict(doc, source=source)
 
 
 def loads_places(text: str, *, source: str | None = None) -> PlaceMap:

@@ -201,10 +201,19 @@ def load(path_or_text: str | os.PathLike[str], *, source: str | None = None) -> 
 
     A ``str`` holding a newline or starting with ``{``/``[`` is taken as the text itself.
     """
+    doc, source = read_document(path_or_text, source=source)
+    return from_dict(doc, source=source)
+
+
+def read_document(
+    path_or_text: str | os.PathLike[str], *, source: str | None = None
+) -> tuple[object, str | None]:
+    """The parsed document of a file (or of text, as :func:`load` tells them apart), read
+    and parsed once, and the name errors give it."""
     if isinstance(path_or_text, str) and (
         "\n" in path_or_text or path_or_text.lstrip().startswith(("{", "["))
     ):
-        return loads(path_or_text, source=source)
+        return _parse(path_or_text, None, source), source
     if not isinstance(path_or_text, str | os.PathLike):
         raise ScenarioError([Problem("", f"not a file name: {_show(path_or_text)}")], source=source)
     path = Path(path_or_text)
@@ -216,7 +225,7 @@ def load(path_or_text: str | os.PathLike[str], *, source: str | None = None) -> 
         problem = Problem("", f"cannot read the file: {reason}")
         raise ScenarioError([problem], source=source) from None
     fmt = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}.get(path.suffix.lower())
-    return from_dict(_parse(text, fmt, source), source=source)
+    return _parse(text, fmt, source), source
 
 
 def loads(text: str, *, source: str | None = None) -> Table:

@@ -339,7 +339,13 @@ def touching(table: Table, *, index: SightIndex | None = None) -> np.ndarray:
         np.arange(ix.n_terrain, dtype=np.int64),
         *ix.packed[:4],
     )
-    return np.asarray(gaps <= table.contact_tolerance + _K.EPS)
+    return in_contact(gaps, table.contact_tolerance)
+
+
+def in_contact(gaps: np.ndarray | float, tolerance: float) -> np.ndarray:
+    """G4, the one contact test: a gap (mm, negative when overlapping) of at most the
+    contact tolerance is a contact. Every rule that asks "touches" asks it here."""
+    return np.asarray(np.asarray(gaps) <= tolerance + _K.EPS)
 
 
 def all_pairs(

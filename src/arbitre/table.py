@@ -170,6 +170,19 @@ class Table:
         """The sides in order of first appearance."""
         return tuple(dict.fromkeys(m.side for m in self.models))
 
+    def engagements(self) -> dict[str, tuple[str, ...]]:
+        """Who is in close combat with whom (G2 ``engaged``), read both ways, every model
+        a key, partners in table order; an unknown id is a :class:`RulesError`."""
+        found: dict[str, set[str]] = {m.id: set() for m in self.models}
+        for m in self.models:
+            for other in m.engaged:
+                if other not in found:
+                    raise RulesError(f"model {m.id!r} engaged: unknown model id {other!r}")
+                found[m.id].add(other)
+                found[other].add(m.id)
+        order = {m.id: i for i, m in enumerate(self.models)}
+        return {k: tuple(sorted(v, key=order.__getitem__)) for k, v in found.items()}
+
     def option(self, name: str, default: object = None) -> object:
         return dict(self.options).get(name, default)
 

@@ -1,69 +1,162 @@
-"""The registry of rulesets, found by name or alias (``find_ruleset("frostgrave")``)."""
+"""The registry of rulesets, and :func:`ask`, the one way to put a question to any of them.
+
+Every ruleset module declares a :class:`~arbitre.rules.registry.Ruleset` named
+``RULESET``; :data:`RULESETS` holds them by name, :func:`find_ruleset` finds one by name or
+alias (case and accents ignored). Faces ask through :func:`ask` and read the registry;
+they never import a ruleset module by name.
+"""
 
 from __future__ import annotations
 
-import unicodedata
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
-from arbitre.errors import UnknownRulesetError
-from arbitre.rules import breath as _breath  # noqa: F401 - declares its options
-from arbitre.rules import darkage, frostgrave, mordheim
-from arbitre.rules.ruling import LosRuling, Reason
-from arbitre.table import Table
+from arbitre.errors import RulesError, UnknownRulesetError
 
-__all__ = ["RULESETS", "LosRuling", "Reason", "Ruleset", "find_ruleset", "los"]
+# the rulesets register themselves by declaring RULESET; imported after the values above
+from arbitre.rules import breath, darkage, frostgrave, mordheim, placemap
+from arbitre.rules.options import SharedOptions, as_dict, check_names, field_names, read_options
+from arbitre.rules.registry import Question, Ruleset
+from arbitre.rules.ruling import Answer, LosRuling, Reason
+from arbitre.text import fold
 
-
-@dataclass(frozen=True, slots=True)
-class Ruleset:
-    """A ruleset: its names, its options, and its line-of-sight question."""
-
-    name: str
-    title: str
-    aliases: tuple[str, ...]
-    los: Callable[[Table, Sequence[tuple[str, str]]], list[LosRuling]]
-
+__all__ = [
+    "RULESETS",
+    "Answer",
+    "LosRuling",
+    "Question",
+    "Reason",
+    "Ruleset",
+    "ask",
+    "find_ruleset",
+    "los",
+    "ruleset_for",
+]
 
 RULESETS: dict[str, Ruleset] = {
-    "frostgrave": Ruleset(
-        name="frostgrave",
-        title="Frostgrave house rule for lines of sight and cover (F1-F9)",
-        aliases=("fg", "frost"),
-        los=frostgrave.rulings,
-    ),
-    "darkage": Ruleset(
-        name="darkage",
-        title="Dark Age line-of-sight window with size classes (D3-D5)",
-        aliases=("dark-age", "da"),
-        los=darkage.rulings,
-    ),
-    "mordheim": Ruleset(
-        name="mordheim",
-        title="Mordheim shooting phase (M1-M11)",
-        aliases=("mh", "mordheim-shooting"),
-        los=mordheim.rulings,
-    ),
+    r.name: r
+    for r in (
+        frostgrave.RULESET,
+        darkage.RULESET,
+        mordheim.RULESET,
+        breath.RULESET,
+        placemap.RULESET,
+    )
 }
 
-
-def _fold(name: str) -> str:
-    text = unicodedata.normalize("NFKD", name.strip().lower())
-    folded = "".join(c for c in text if not unicodedata.combining(c))
-    return "-".join(folded.replace("_", " ").split())
+#: The shared G options' owner name, as error messages and ``validate`` show it.
+SHARED = "shared (G)"
 
 
 def find_ruleset(name: str) -> Ruleset:
     """The ruleset of this name or alias (case and accents ignored)."""
-    wanted = _fold(name)
-    for ruleset in RULESETS.values():
-        if wanted == ruleset.name or wanted in ruleset.aliases:
-            return ruleset
+    wanted = fold(name)
+    if wanted:
+        for ruleset in RULESETS.values():
+            if wanted == fold(ruleset.name) or wanted in {fold(a) for a in ruleset.aliases}:
+                return ruleset
     known = ", ".join(sorted(RULESETS))
     raise UnknownRulesetError(f"unknown ruleset {name!r} (known: {known})")
 
 
-def los(table: Table, shooter: str, target: str, *, rules: str | None = None) -> LosRuling:
+def declared_options() -> dict[str, tuple[str, ...]]:
+    """Every option name by owner: the shared G options, then each ruleset's."""
+    found = {SHARED: field_names(SharedOptions)}
+    found.update({r.name: field_names(r.options) for r in RULESETS.values()})
+    return found
+
+
+def check_options(given: Mapping[str, object]) -> None:
+    """Refuse options no registered ruleset declares, and values of the wrong kind."""
+    check_names(given, declared_options())
+    read_options(SharedOptions, given)
+    for ruleset in RULESETS.values():
+        read_options(ruleset.options, given)
+
+
+def ruleset_for(subject: Any, question: str, rules: str | None = None) -> Ruleset:
+    """The ruleset that answers ``question`` about ``subject``: the one named by
+    ``rules``; else the subject's own (its ``rules``) when it answers it; else the one
+    registered ruleset that does."""
+    if rules is not None:
+        ruleset = find_ruleset(rules)
+        if question not in ruleset.questions:
+            raise RulesError(
+                f"ruleset {ruleset.name} does not answer {question!r} "
+                f"(it answers: {', '.join(ruleset.questions)})"
+            )
+        return ruleset
+    own = getattr(subject, "rules", None)
+    if own:
+        ruleset = find_ruleset(own)
+        if question in ruleset.questions:
+            return ruleset
+    answering = [r for r in RULESETS.values() if question in r.questions]
+    if len(answering) == 1:
+        return answering[0]
+    if not answering:
+        known = sorted({q for r in RULESETS.values() for q in r.questions})
+        raise RulesError(f"unknown question {question!r} (questions: {', '.join(known)})")
+    names = ", ".join(r.name for r in answering)
+    raise RulesError(f"{question!r} is asked of a ruleset: name one of {names} (--rules)")
+
+
+def _request(question: Question, given: Mapping[str, Any]) -> Any:
+    fields = field_names(question.request)
+    unknown = sorted(set(given) - set(fields))
+    if unknown:
+        raise RulesError(
+            f"{question.name}: unknown request field {unknown[0]!r} "
+            f"(fields: {', '.join(fields) or 'none'})"
+        )
+    try:
+        return question.request(**given)
+    except TypeError as exc:
+        raise RulesError(f"{question.name}: {exc}") from None
+
+
+def ask(
+    subject: Any,
+    question: str,
+    *,
+    rules: str | None = None,
+    options: Mapping[str, object] | None = None,
+    **request: Any,
+) -> Answer:
+    """Ask ``question`` of ``subject`` (a :class:`~arbitre.table.Table`, a
+    :class:`~arbitre.places.PlaceMap`, or ``None`` for a question about nothing, as a
+    roll-off), under ``rules`` (default: the subject's, or the one ruleset answering it),
+    with ``options`` over the subject's. The other keywords are the question's request
+    fields (``ask(table, "targets", shooter="captain")``).
+
+    Options of every registered ruleset are accepted; an unknown name, a bad value, an
+    unknown question or request field is a :class:`RulesError`.
+    """
+    ruleset = ruleset_for(subject, question, rules)
+    asked = ruleset.questions[question]
+    merged = dict(getattr(subject, "options", ()) or ())
+    merged.update(options or {})
+    check_options(merged)
+    if subject is not None and options:
+        subject = dataclasses.replace(subject, options=tuple(sorted(merged.items())))
+    opts = read_options(ruleset.options, merged)
+    in_force = as_dict(read_options(SharedOptions, merged)) if ruleset.geometric else {}
+    in_force.update(as_dict(opts))
+    rulings = asked.run(subject, _request(asked, request), options=opts)
+    unit = getattr(subject, "unit", None) if asked.subject == "table" else None
+    return Answer(
+        kind=question,
+        rules=ruleset.name,
+        unit=unit,
+        options=in_force,
+        rulings=tuple(rulings),
+    )
+
+
+def los(table: Any, shooter: str, target: str, *, rules: str | None = None) -> LosRuling:
     """Whether ``shooter`` sees ``target`` under ``rules`` (default: the table's), and why."""
-    name = rules or table.rules or "frostgrave"
-    return find_ruleset(name).los(table, [(shooter, target)])[0]
+    ruling: LosRuling = ask(
+        table, "los", rules=rules or table.rules or "frostgrave", shooter=shooter, target=target
+    ).ruling
+    return ruling

@@ -20,17 +20,17 @@ import shapely
 
 from arbitre import dice, sight
 from arbitre.errors import RulesError
-from arbitre.rules.options import declare, read_options
+from arbitre.rules import schema
+from arbitre.rules.options import read_options
+from arbitre.rules.registry import Question, Ruleset, questions
+from arbitre.rules.requests import LosRequest
 from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.table import Table
 
 
-@declare
 @dataclass(frozen=True, slots=True)
 class DarkAgeOptions:
-    """Options of the D rules: G5 grazing only."""
-
-    grazing_blocks: bool = False
+    """Options of the D rules: none of its own yet (the G options are shared)."""
 
 
 def options(table: Table) -> DarkAgeOptions:
@@ -253,3 +253,20 @@ def rolloff(players: tuple[str, str], *, seed: int, sides: int = 20) -> RollOff:
     ]
     steps.append(Reason("D2", (decides,), f"{decides} rolled lower and decides the order"))
     return RollOff(decides, log, tuple(steps))
+
+
+def _los(table: Table, request: LosRequest, *, options: DarkAgeOptions) -> list[LosRuling]:
+    return rulings(table, request.pairs_on(table))
+
+
+RULESET = Ruleset(
+    name="darkage",
+    title="Dark Age line-of-sight window with size classes (D3-D5)",
+    aliases=("dark-age", "da"),
+    options=DarkAgeOptions,
+    questions=questions(
+        Question("los", "Lines of sight through the window (D3-D5)", LosRequest, _los,
+                 schema=schema.LOS),
+    ),
+    sight="S3",
+)

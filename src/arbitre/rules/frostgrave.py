@@ -23,18 +23,19 @@ import shapely
 from arbitre import sight
 from arbitre.errors import RulesError
 from arbitre.geometry import Point, WallFootprint, Window
-from arbitre.rules.cover import piece_bonus
-from arbitre.rules.options import declare, read_options
+from arbitre.rules import schema
+from arbitre.rules.options import read_options
+from arbitre.rules.registry import Question, Ruleset, questions
+from arbitre.rules.requests import LosRequest
 from arbitre.rules.ruling import LosRuling, Reason
+from arbitre.rules.small_terrain import piece_bonus
 from arbitre.table import Table
 
 
-@declare
 @dataclass(frozen=True, slots=True)
 class FrostgraveOptions:
     """Options of the F rules (RULES.md): G5 grazing, F9 visible fraction."""
 
-    grazing_blocks: bool = False
     visible_fraction: bool = False
 
 
@@ -308,3 +309,19 @@ def _sees_window(
 def _fmt(table: Table, p: Point) -> str:
     u = table.unit
     return f"({u.from_mm(p.x):.4g}, {u.from_mm(p.y):.4g})"
+
+
+def _los(table: Table, request: LosRequest, *, options: FrostgraveOptions) -> list[LosRuling]:
+    return rulings(table, request.pairs_on(table))
+
+
+RULESET = Ruleset(
+    name="frostgrave",
+    title="Frostgrave house rule for lines of sight and cover (F1-F9)",
+    aliases=("fg", "frost"),
+    options=FrostgraveOptions,
+    questions=questions(
+        Question("los", "Lines of sight and cover (F1-F9)", LosRequest, _los, schema=schema.LOS),
+    ),
+    sight="S1",
+)

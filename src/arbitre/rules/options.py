@@ -1,7 +1,11 @@
-"""Ruleset options: frozen dataclasses with the defaults of RULES.md, read from a table.
+"""Ruleset options: frozen dataclasses with the defaults of RULES.md.
 
-Every decision a group of players could take differently is an option. An unknown
-option, or a value of the wrong kind, is a :class:`RulesError` that lists what is valid.
+Every decision a group of players could take differently is an option. Options belong
+to rulesets: each ruleset declares its dataclass in the registry and reads only its own
+(:func:`read_options`); the shared G options (:class:`SharedOptions`) are read once, by
+the sight measures. A scenario may carry the options of any registered ruleset; a name
+no ruleset declares, or a value of the wrong kind, is a :class:`RulesError` that lists
+what is valid (:func:`check_names`, called by the registry).
 """
 
 from __future__ import annotations
@@ -9,20 +13,24 @@ from __future__ import annotations
 import dataclasses
 import typing
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from arbitre.errors import RulesError
 
 Opts = TypeVar("Opts")
 
-#: Every option name some ruleset declares; a scenario may carry options of any of them.
-DECLARED: set[str] = {"grazing_blocks"}
+
+@dataclass(frozen=True, slots=True)
+class SharedOptions:
+    """The G options every geometric ruleset shares (RULES.md G5)."""
+
+    grazing_blocks: bool = False
 
 
-def declare(cls: type[Opts]) -> type[Opts]:
-    """Class decorator: record a ruleset's option names as known to every ruleset."""
-    DECLARED.update(f.name for f in dataclasses.fields(cls))  # type: ignore[arg-type]
-    return cls
+def field_names(cls: type[Any]) -> tuple[str, ...]:
+    """The option names an options dataclass declares, in order."""
+    return tuple(f.name for f in dataclasses.fields(cls))
 
 
 def _check(name: str, value: object, kind: Any) -> object:
@@ -46,18 +54,29 @@ def _check(name: str, value: object, kind: Any) -> object:
 def read_options(
     cls: type[Opts], given: Mapping[str, object] | Iterable[tuple[str, object]]
 ) -> Opts:
-    """Build ``cls`` from the options given, keeping the ones it declares.
-
-    Options that other rulesets declare are allowed and ignored; any other name is an
-    error listing the valid names.
-    """
-    known = DECLARED
+    """Build ``cls`` from the options given, taking only the names it declares (each
+    value checked against its type); the others are left to their rulesets."""
     items = dict(given)
     hints = typing.get_type_hints(cls)
-    fields = {f.name for f in dataclasses.fields(cls)}  # type: ignore[arg-type]
-    unknown = sorted(set(items) - fields - set(known))
-    if unknown:
-        valid = ", ".join(sorted(fields | set(known)))
-        raise RulesError(f"unknown option {unknown[0]!r} (valid options: {valid})")
-    values = {k: _check(k, v, hints[k]) for k, v in items.items() if k in fields}
+    values = {k: _check(k, v, hints[k]) for k, v in items.items() if k in field_names(cls)}
     return cls(**values)
+
+
+def check_names(given: Iterable[str], declared: Mapping[str, tuple[str, ...]]) -> None:
+    """Refuse an option name that none of ``declared`` (owner -> names) knows, naming the
+    valid options of each owner."""
+    known = {n for names in declared.values() for n in names}
+    unknown = sorted(set(given) - known)
+    if unknown:
+        valid = "; ".join(f"{owner}: {', '.join(names)}" for owner, names in declared.items())
+        raise RulesError(f"unknown option {unknown[0]!r} (valid options: {valid})")
+
+
+def as_dict(opts: object) -> dict[str, object]:
+    """An options value as a plain mapping (for the JSON envelope)."""
+    return {f.name: getattr(opts, f.name) for f in dataclasses.fields(opts)}  # type: ignore[arg-type]
+
+
+def shared_options(table: Any) -> SharedOptions:
+    """The shared G options of a table (or anything with ``options`` pairs)."""
+    return read_options(SharedOptions, table.options)

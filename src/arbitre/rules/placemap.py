@@ -28,13 +28,13 @@ import networkx as nx  # type: ignore[import-untyped, unused-ignore]
 
 from arbitre.errors import RulesError
 from arbitre.places import Effect, Place, PlaceMap, Unit
-from arbitre.rules.options import declare, read_options
+from arbitre.rules.options import read_options
+from arbitre.rules.registry import Ruleset
 from arbitre.rules.ruling import JSON_VERSION, Reason
 
 RULES_NAME = "places"
 
 
-@declare
 @dataclass(frozen=True, slots=True)
 class PlacesOptions:
     """Options of the P rules; the defaults are the readings listed in the report/README.
@@ -526,3 +526,13 @@ def place_info(placemap: PlaceMap, place: str, *,
 def source_text(source: str) -> str:
     """Where a characteristic comes from, in words (P2)."""
     return {"stated": "stated", "default": "default"}.get(source, f"from {source}")
+
+
+RULESET = Ruleset(
+    name="places",
+    title="A map of places instead of a gridded battlemap (P1-P6)",
+    aliases=("placemap", "lieux", "zones"),
+    options=PlacesOptions,
+    questions={},
+    geometric=False,
+)

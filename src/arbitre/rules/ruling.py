@@ -2,17 +2,40 @@
 
 A ruling is never a bare bool: it carries its reasons, each citing a rule ID of
 RULES.md and the ids of the pieces involved, so a player can check it on the table.
+
+JSON 2 (:data:`JSON_VERSION`) is one envelope for every question (:class:`Answer`):
+``{"arbitre": 2, "kind", "rules", "unit", "options", "rulings"}``. Each ruling's JSON has
+its ``kind``, its ids, its decision fields, ``reasons`` and ``refusals`` (both lists of
+``{"rule", "ids", "text"}``). Exact chances are :func:`chance` objects, laws :func:`law`
+objects, lengths plain numbers in the report unit (:func:`length`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
+from arbitre.errors import RulesError
 from arbitre.table import MM, Unit
 
+if TYPE_CHECKING:
+    from arbitre.dice import Distribution
+
 #: Version of the JSON form of rulings.
-JSON_VERSION = 1
+JSON_VERSION = 2
+
+#: Every rule ID of RULES.md a reason may cite (a test checks it against RULES.md).
+RULE_IDS: frozenset[str] = frozenset(
+    [f"G{i}" for i in range(1, 9)]
+    + [f"F{i}" for i in range(1, 10)]
+    + [f"B{i}" for i in range(1, 11)]
+    + [f"M{i}" for i in range(1, 13)]
+    + [f"P{i}" for i in range(1, 7)]
+    + [f"D{i}" for i in range(1, 6)]
+    + ["S1", "S2", "S3"]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,9 +50,75 @@ class Reason:
         return {"rule": self.rule, "ids": list(self.ids), "text": self.text}
 
 
+def reasons_json(reasons: Sequence[Reason]) -> list[dict[str, Any]]:
+    """The JSON form of a sequence of reasons (or refusals)."""
+    return [r.to_json() for r in reasons]
+
+
+def chance(p: Fraction | int) -> dict[str, Any]:
+    """The one JSON encoding of an exact chance: ``{"p": "7/36", "float": 0.1944...}``."""
+    q = Fraction(p)
+    return {"p": str(q), "float": float(q)}
+
+
+def law(dist: Distribution[Any]) -> dict[str, Any]:
+    """The one JSON encoding of an exact law: outcomes in order, their chances exact and
+    as floats, and the mean (outcomes must be numbers for the mean)."""
+    probs = dist.probabilities()
+    outcomes = list(probs)
+    doc: dict[str, Any] = {
+        "outcomes": outcomes,
+        "p": [str(probs[o]) for o in outcomes],
+        "float": [float(probs[o]) for o in outcomes],
+    }
+    try:
+        mean = sum((Fraction(o) * probs[o] for o in outcomes), Fraction(0))
+    except (TypeError, ValueError):
+        doc["mean"] = None
+    else:
+        doc["mean"] = chance(mean)
+    return doc
+
+
+def length(unit: Unit | None, mm: float | None) -> float | None:
+    """A length in the report unit for JSON (``None`` stays ``None``; without a unit, mm)."""
+    if mm is None:
+        return None
+    return (unit or MM).from_mm(mm)
+
+
+def point(unit: Unit | None, xy: tuple[float, float] | Any) -> list[float]:
+    """A point ``[x, y]`` in the report unit for JSON."""
+    u = unit or MM
+    x, y = xy
+    return [u.from_mm(float(x)), u.from_mm(float(y))]
+
+
+@runtime_checkable
+class Ruling(Protocol):
+    """What every ruling of every question offers: its kind, its reasons and refusals, and
+    its JSON form in a report unit (``None`` for questions without lengths)."""
+
+    kind: ClassVar[str]
+
+    @property
+    def reasons(self) -> tuple[Reason, ...]: ...
+
+    @property
+    def refusals(self) -> tuple[Reason, ...]: ...
+
+    def to_json(self, unit: Unit | None = None) -> dict[str, Any]: ...
+
+
 @dataclass(frozen=True, slots=True)
 class LosRuling:
-    """Whether ``shooter`` sees ``target``, the cover the target gets, and why."""
+    """Whether ``shooter`` sees ``target``, the cover the target gets, and why.
+
+    ``because`` is the short form of the deciding reasons (rule IDs and pieces), as the
+    ruleset words it for tables and pictures.
+    """
+
+    kind: ClassVar[str] = "los"
 
     shooter: str
     target: str
@@ -40,24 +129,60 @@ class LosRuling:
     blockers: tuple[str, ...] = ()
     cover_pieces: tuple[str, ...] = ()
     witness: tuple[tuple[float, float], tuple[float, float]] | None = None
+    refusals: tuple[Reason, ...] = ()
+    because: str = ""
 
     @property
     def rules(self) -> tuple[str, ...]:
         """The rule IDs cited, in order, without repeats."""
         return tuple(dict.fromkeys(r.rule for r in self.reasons))
 
-    def to_json(self, unit: Unit = MM) -> dict[str, Any]:
-        """The JSON form; ``blockers`` lists what stops the line (empty when visible) and
-        ``witness``, when the ruleset finds one, is a clear segment in ``unit`` (S3)."""
-        doc: dict[str, Any] = {
+    def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
+        """The JSON form; ``blockers`` lists what stops the line (empty when visible),
+        ``cover_pieces`` what gives the cover, and ``witness``, when the ruleset finds one,
+        is a clear segment in ``unit`` (S3)."""
+        return {
+            "kind": self.kind,
             "shooter": self.shooter,
             "target": self.target,
             "visible": self.visible,
             "cover": self.cover,
             "visible_fraction": self.visible_fraction,
             "blockers": list(self.blockers),
-            "reasons": [r.to_json() for r in self.reasons],
+            "cover_pieces": list(self.cover_pieces),
+            "witness": None
+            if self.witness is None
+            else [point(unit, p) for p in self.witness],
+            "because": self.because,
+            "reasons": reasons_json(self.reasons),
+            "refusals": reasons_json(self.refusals),
         }
-        if self.witness is not None:
-            doc["witness"] = [[unit.from_mm(c) for c in p] for p in self.witness]
-        return doc
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The answer to one question: which question, under which ruleset and options, in
+    which report unit, and its rulings. :meth:`to_json` is the JSON 2 envelope."""
+
+    kind: str
+    rules: str
+    unit: Unit | None
+    options: Mapping[str, object]
+    rulings: tuple[Any, ...] = field(default=())
+
+    @property
+    def ruling(self) -> Any:
+        """The one ruling of an answer that has exactly one."""
+        if len(self.rulings) != 1:
+            raise RulesError(f"{self.kind}: {len(self.rulings)} rulings, not one")
+        return self.rulings[0]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "arbitre": JSON_VERSION,
+            "kind": self.kind,
+            "rules": self.rules,
+            "unit": None if self.unit is None else self.unit.name,
+            "options": dict(self.options),
+            "rulings": [r.to_json(self.unit) for r in self.rulings],
+        }

@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from arbitre import scenario
-from arbitre.cli_common import option_pairs, print_json
+from arbitre.faces.cli.common import option_pairs, print_json
 from arbitre.rules import mordheim
 from arbitre.rules.ruling import Reason
 from arbitre.table import Table

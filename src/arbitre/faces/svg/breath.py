@@ -4,15 +4,15 @@ shielded, and with a roll the HP each lost.
 
 :func:`breath_overlay` reads a :class:`~arbitre.rules.breath.BreathRuling` (and maybe a
 :class:`~arbitre.rules.breath.BreathRoll`) and returns an
-:class:`~arbitre.render.Overlay` for :func:`~arbitre.render.render_table`.
+:class:`~arbitre.faces.svg.table.Overlay` for :func:`~arbitre.faces.svg.table.render_table`.
 """
 
 from __future__ import annotations
 
 import math
 
+from arbitre.faces.svg.table import SCREEN_PX, SHOOTER, Drawing, Overlay
 from arbitre.geometry import Point
-from arbitre.render import SCREEN_PX, SHOOTER, Drawing, Overlay
 from arbitre.rules.breath import BreathRoll, BreathRuling
 from arbitre.table import Table
 from arbitre.templates import Cone

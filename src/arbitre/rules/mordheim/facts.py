@@ -12,9 +12,9 @@ from dataclasses import replace
 from fractions import Fraction
 
 from arbitre.errors import RulesError
-from arbitre.rules import mordheim_sight as msight
-from arbitre.rules.mordheim_shot import Shot
-from arbitre.rules.mordheim_values import (
+from arbitre.rules.mordheim import sight as msight
+from arbitre.rules.mordheim.shot import Shot
+from arbitre.rules.mordheim.values import (
     DIST_EPS,
     TWO_INCHES,
     MordheimOptions,

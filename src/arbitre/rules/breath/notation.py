@@ -14,11 +14,11 @@ is wrong and showing a correct example.
 from __future__ import annotations
 
 import re
-import unicodedata
 from dataclasses import dataclass
 from typing import Literal, NoReturn
 
 from arbitre.errors import RulesError
+from arbitre.text import fold
 
 Nature = Literal["enveloping", "impacting"]
 
@@ -38,12 +38,6 @@ _ENGLISH = re.compile(r"^\s*(?P<nature>\S+)\s+breath\s*(?P<rest>.*)$", re.IGNORE
 _VALUES = re.compile(r"^(?:(?:puissance|power)\s*)?(?P<x>[+-]?\d+)\s*/\s*(?P<y>[+-]?\d+)$",
                      re.IGNORECASE)
 _KEYWORD = re.compile(r"^(?:puissance|power)\b\s*", re.IGNORECASE)
-
-
-def fold(text: str) -> str:
-    """Lower case without accents: how keywords are compared."""
-    norm = unicodedata.normalize("NFKD", text.strip().lower())
-    return "".join(c for c in norm if not unicodedata.combining(c))
 
 
 @dataclass(frozen=True, slots=True)

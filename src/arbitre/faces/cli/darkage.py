@@ -7,7 +7,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from arbitre.cli_common import print_json
+from arbitre.faces.cli.common import print_json
 from arbitre.rules import darkage
 from arbitre.rules.ruling import JSON_VERSION
 

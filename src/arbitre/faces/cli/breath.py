@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.table import Table as RichTable
 
 from arbitre import scenario, templates
-from arbitre.cli_common import print_json
 from arbitre.dice import Distribution
 from arbitre.errors import ArbitreError, RulesError
+from arbitre.faces.cli.common import print_json
 from arbitre.geometry import Point
 from arbitre.rules import breath as rules
 from arbitre.table import Table
@@ -200,8 +200,8 @@ def breath(
                             _template(table, shooter, angle, toward, blast), order=order)
     result = rules.roll(ruling, seed) if seed is not None else None
     if svg is not None:
-        from arbitre.render import render_table
-        from arbitre.render_breath import breath_overlay
+        from arbitre.faces.svg.breath import breath_overlay
+        from arbitre.faces.svg.table import render_table
 
         title = f"{table.name + ': ' if table.name else ''}{ruling.weapon.name} of {shooter}"
         text = render_table(table, title=title,

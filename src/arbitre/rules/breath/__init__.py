@@ -47,17 +47,17 @@ from arbitre.dice import (
     roll_procedure,
 )
 from arbitre.errors import RulesError
-from arbitre.rules.breath_notation import BreathNotation, fold, parse
-from arbitre.rules.cover import CoverBonus, cover_bonuses
-from arbitre.rules.options import declare, read_options
+from arbitre.rules.breath.notation import BreathNotation, fold, parse
+from arbitre.rules.options import read_options, shared_options
+from arbitre.rules.registry import Ruleset
 from arbitre.rules.ruling import JSON_VERSION, Reason
+from arbitre.rules.small_terrain import CoverBonus, cover_bonuses
 from arbitre.table import Model, Table
 from arbitre.templates import Blast, Cone, Template
 
 RULES_NAME = "breath"
 
 
-@declare
 @dataclass(frozen=True, slots=True)
 class BreathOptions:
     """Options of the B rules (RULES.md): B3 ``template_blocked``, B6 ``cover_effect``; the
@@ -66,7 +66,6 @@ class BreathOptions:
     template_blocked: bool = False
     cover_effect: Literal["protection", "none"] = "protection"
     template_touch: Literal["contact", "overlap"] = "contact"
-    grazing_blocks: bool = False
 
 
 def options(table: Table, **given: object) -> BreathOptions:
@@ -488,7 +487,7 @@ def _template_area(table: Table, template: Template, shooter: str,
     if opts.template_blocked and touches:
         flags = templates.shielded_from(table, template.origin,
                                         [table.model_index(t.model) for t in touches],
-                                        grazing=opts.grazing_blocks)
+                                        grazing=shared_options(table).grazing_blocks)
         touches = tuple(t for t, f in zip(touches, flags, strict=True) if not f)
     return touches, area
 
@@ -667,7 +666,7 @@ def best(table: Table, shooter: str, weapon: str | BreathWeapon, *,
     ctx = _Context(table, shooter, bw, opts, blast=False)
     sw = templates.sweep(table, shooter, strict=opts.template_touch == "overlap",
                          ordered=ctx.nature == "impacting" and bw.notation.rolls,
-                         shield=opts.template_blocked, grazing=opts.grazing_blocks)
+                         shield=opts.template_blocked, grazing=shared_options(table).grazing_blocks)
     ctx.prepare_cover(set(sw.candidates) | {o for m in sw.candidates
                                               for o in ctx.engaged.get(m, ())})
     cache: dict[tuple[object, ...], Fraction] = {}
@@ -795,3 +794,12 @@ __all__ = [
     "spill_odds",
     "weapon_problems",
 ]
+
+
+RULESET = Ruleset(
+    name="breath",
+    title="Breath weapons and cone templates (B1-B10)",
+    aliases=("souffle", "breath-weapons"),
+    options=BreathOptions,
+    questions={},
+)

@@ -1,13 +1,14 @@
 """Dark Age pictures (a face): the D3 window of each line an observer asks, and the
-witness segment or the pieces closing the window, as an overlay of :mod:`arbitre.render`."""
+witness segment or the pieces closing the window, as an overlay of
+:mod:`arbitre.faces.svg.table`."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
 
+from arbitre.faces.svg.table import Drawing, Overlay
 from arbitre.geometry import Point
-from arbitre.render import Drawing, Overlay
 from arbitre.rules.ruling import LosRuling
 from arbitre.table import Model, Table
 

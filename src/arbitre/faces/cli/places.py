@@ -15,8 +15,8 @@ import typer
 from rich.console import Console
 from rich.table import Table as RichTable
 
-from arbitre.cli_common import option_pairs, print_json
 from arbitre.errors import ArbitreError
+from arbitre.faces.cli.common import option_pairs, print_json
 from arbitre.places import PlaceMap, load_places
 from arbitre.rules import placemap as rules
 from arbitre.rules.ruling import Reason
@@ -179,7 +179,7 @@ def register(app: typer.Typer) -> None:
 
 def render_places_file(path: Path | str, output: Path | str, **kwargs: Any) -> None:
     """Draw the places scenario at ``path`` as SVG into ``output`` (for ``render``)."""
-    from arbitre.render_places import render_places
+    from arbitre.faces.svg.places import render_places
 
     svg = render_places(load_places(path), **kwargs)
     try:

@@ -14,8 +14,8 @@ from typing import Any, Literal
 
 from arbitre.dice import NeedOverSix, RollLog, ToHit
 from arbitre.errors import RulesError
-from arbitre.rules.mordheim_shot import Odds, Shot
-from arbitre.rules.options import declare, read_options
+from arbitre.rules.mordheim.shot import Odds, Shot
+from arbitre.rules.options import read_options
 from arbitre.rules.ruling import JSON_VERSION, Reason
 from arbitre.table import Table, Unit, Weapon
 
@@ -29,7 +29,6 @@ DISTRACTED = {"stunned": "stunned", "knocked_down": "knocked down", "fleeing": "
 BARRED = {"ran": "ran", "failed_charge": "failed a charge", "rallied": "rallied this turn"}
 
 
-@declare
 @dataclass(frozen=True, slots=True)
 class MordheimOptions:
     """Options of the M rules (RULES.md): M7 natural ones and scores over 6, M6 measuring
@@ -38,7 +37,6 @@ class MordheimOptions:
     natural_one_misses: bool = False
     need_over_six: NeedOverSix = "impossible"
     range_from: Literal["edge", "centre"] = "edge"
-    grazing_blocks: bool = False
 
 
 def options(table: Table, **overrides: object) -> MordheimOptions:

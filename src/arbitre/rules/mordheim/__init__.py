@@ -8,7 +8,7 @@ M11). :func:`rulings` answers the line-of-sight question of ``arbitre los``.
 
 Decisions beyond RULES.md, each documented where it is taken:
 
-- M1/M8 buildings: see :mod:`arbitre.rules.mordheim_sight`; a target inside a building
+- M1/M8 buildings: see :mod:`arbitre.rules.mordheim.sight`; a target inside a building
   other than the shooter's is in cover (M8: the building hides part of it).
 - M3 "easier to hit" compares the exact chance of a hit (a lower score needed, except
   that scores with the same odds, such as two scores the dice cannot reach, count as
@@ -31,8 +31,9 @@ from collections.abc import Sequence
 
 from arbitre.dice import Roller
 from arbitre.errors import RulesError
-from arbitre.rules import mordheim_sight as msight
-from arbitre.rules.mordheim_facts import (
+from arbitre.rules import schema
+from arbitre.rules.mordheim import sight as msight
+from arbitre.rules.mordheim.facts import (
     Draft,
     ballistic_skill,
     check_buildings,
@@ -44,8 +45,8 @@ from arbitre.rules.mordheim_facts import (
     seen_reason,
     target_facts,
 )
-from arbitre.rules.mordheim_shot import Odds, Shot, roll
-from arbitre.rules.mordheim_values import (
+from arbitre.rules.mordheim.shot import Odds, Shot, roll
+from arbitre.rules.mordheim.values import (
     BARRED,
     DIST_EPS,
     DISTRACTED,
@@ -59,6 +60,8 @@ from arbitre.rules.mordheim_values import (
     need_text,
     options,
 )
+from arbitre.rules.registry import Question, Ruleset, questions
+from arbitre.rules.requests import LosRequest
 from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.table import Model, Table, Weapon
 
@@ -282,3 +285,19 @@ def rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRuling]:
                              tuple(reasons), f.seen, f.blockers,
                              pieces if f.visible and in_cover else ()))
     return out
+
+
+def _los(table: Table, request: LosRequest, *, options: MordheimOptions) -> list[LosRuling]:
+    return rulings(table, request.pairs_on(table))
+
+
+RULESET = Ruleset(
+    name="mordheim",
+    title="Mordheim shooting phase (M1-M12)",
+    aliases=("mh", "mordheim-shooting"),
+    options=MordheimOptions,
+    questions=questions(
+        Question("los", "Lines of sight (M1, M8)", LosRequest, _los, schema=schema.LOS),
+    ),
+    sight="S2",
+)

@@ -1,7 +1,8 @@
 """The Mordheim marks over a table picture (M3-M7): a face, no rules here.
 
 :func:`overlay` reads a :class:`~arbitre.rules.mordheim.TargetsRuling` and returns an
-:class:`~arbitre.render.Overlay` for :func:`~arbitre.render.render_table`: the weapon's
+:class:`~arbitre.faces.svg.table.Overlay` for
+:func:`~arbitre.faces.svg.table.render_table`: the weapon's
 range and long range around the shooter (M6), a ring on each enemy it sees (the closest,
 that it must take unless an exception applies, M3/M5; the other legal targets; the seen
 ones it may not target, M3-M5), and beside each the score it needs to hit (M7).
@@ -13,8 +14,8 @@ import math
 
 import shapely
 
+from arbitre.faces.svg.table import SCREEN_PX, Drawing, Overlay
 from arbitre.geometry import Point
-from arbitre.render import SCREEN_PX, Drawing, Overlay
 from arbitre.rules import mordheim
 from arbitre.table import Table
 

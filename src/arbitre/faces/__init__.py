@@ -1,0 +1,1 @@
+"""The faces of arbitre: the command line, the pictures, the page. No rule lives here."""
