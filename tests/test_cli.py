@@ -26,20 +26,54 @@ def test_los_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -
     code, out, _ = run(capsys, "los", DEMO, "--json")
     assert code == 0
     doc = json.loads(out)
-    assert doc["arbitre"] == 1 and doc["rules"] == "frostgrave" and doc["unit"] == "in"
-    table = arbitre.load(DEMO)
+    assert doc["arbitre"] == 2 and doc["kind"] == "los"
+    assert doc["rules"] == "frostgrave" and doc["unit"] == "in"
+    assert doc["options"] == {"grazing_blocks": False, "visible_fraction": True}
+    table = arbitre.load_table(DEMO)
     sides = {m.id: m.side for m in table.models}
     pairs = {(r["shooter"], r["target"]) for r in doc["rulings"]}
     assert len(pairs) == sum(1 for a in sides for b in sides if sides[a] != sides[b])
     for r in doc["rulings"]:
-        assert set(r) == {"shooter", "target", "visible", "cover", "visible_fraction",
-                          "blockers", "reasons"}
+        assert set(r) == {"kind", "shooter", "target", "visible", "cover", "visible_fraction",
+                          "blockers", "cover_pieces", "witness", "because", "reasons",
+                          "refusals"}
+        assert r["kind"] == "los" and r["refusals"] == [] and r["witness"] is None
+        assert set(r["cover_pieces"]) <= {p["id"] for p in _pieces()}
+        assert r["visible"] or not r["cover_pieces"]
         assert r["visible"] is not bool(r["blockers"])
         assert isinstance(r["visible_fraction"], float)
         assert r["visible"] or r["cover"] == 0
         for reason in r["reasons"]:
             assert set(reason) == {"rule", "ids", "text"}
             assert reason["rule"].startswith("F")
+
+
+def _pieces() -> list[dict[str, object]]:
+    import yaml
+
+    doc = yaml.safe_load(Path(DEMO).read_text(encoding="utf-8"))
+    return list(doc["terrain"])
+
+
+def test_los_takes_options_over_the_files(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "los", DEMO, "--shooter", "archer", "-O", "visible_fraction=false",
+                       "--json")
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["options"]["visible_fraction"] is False
+    assert all(x["rule"] != "F9" for r in doc["rulings"] for x in r["reasons"])
+    code, _, err = run(capsys, "los", DEMO, "-O", "visible_fraction=maybe")
+    assert code == 2 and "visible_fraction" in err and "true or false" in err
+
+
+def test_schema_output_describes_the_json(capsys: pytest.CaptureFixture[str]) -> None:
+    import jsonschema
+
+    code, out, _ = run(capsys, "schema", "--output")
+    assert code == 0
+    schema = json.loads(out)
+    code, out, _ = run(capsys, "los", DEMO, "--json")
+    jsonschema.validate(json.loads(out), schema)
 
 
 def test_los_selects_pairs(capsys: pytest.CaptureFixture[str]) -> None:
@@ -62,7 +96,7 @@ def test_los_selects_pairs(capsys: pytest.CaptureFixture[str]) -> None:
     ]
     code, out, _ = run(capsys, "los", DEMO, "--shooter", "archer", "--all", "--json")
     assert code == 0
-    assert len(json.loads(out)["rulings"]) == len(arbitre.load(DEMO).models) - 1
+    assert len(json.loads(out)["rulings"]) == len(arbitre.load_table(DEMO).models) - 1
 
 
 def test_los_human_table_names_rules_and_pieces(capsys: pytest.CaptureFixture[str]) -> None:
@@ -143,7 +177,7 @@ def test_validate_schema_render_demo(capsys: pytest.CaptureFixture[str], tmp_pat
 
 
 def test_demo_table_exercises_every_f_rule() -> None:
-    table = arbitre.load(DEMO)
+    table = arbitre.load_table(DEMO)
     cited: set[str] = set()
     for m in table.models:
         for other in table.models:

@@ -14,10 +14,11 @@ from importlib import resources
 from arbitre.errors import ArbitreError, Problem, RulesError, ScenarioError, UnknownRulesetError
 from arbitre.files import load
 from arbitre.geometry import Disc, Point
-from arbitre.places import PlaceMap
+from arbitre.places import PlaceMap, load_places
 from arbitre.rules import RULESETS, Ruleset, ask, find_ruleset, los
 from arbitre.rules.ruling import Answer, LosRuling, Reason
 from arbitre.scenario import dump, json_schema, loads
+from arbitre.scenario import load as load_table
 from arbitre.table import Model, Table, Terrain, Weapon
 
 #: The bundled example table that ``arbitre demo`` rules.
@@ -47,6 +48,8 @@ __all__ = [
     "find_ruleset",
     "json_schema",
     "load",
+    "load_places",
+    "load_table",
     "loads",
     "los",
 ]

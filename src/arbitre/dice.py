@@ -520,6 +520,21 @@ def breath_enveloping(
     return hp_lost(dice.count_at_least(5, 6, difficulty, label), power, protection)
 
 
+def impacting_victim(
+    dice: Dice, left: int, *, difficulty: int, power: int, protection: int, label: str
+) -> tuple[int, int]:
+    """B6, one victim of an impacting chain: the ``left`` dice are rolled at it, each one
+    >= Difficulty hits for Power; returns (hits, HP lost). The dice that missed go on to
+    the next victim (``left - hits``); with no dice left nothing is rolled.
+
+    :func:`breath_impacting` chains it over victims nearest first; the breath ruleset
+    (:func:`arbitre.rules.breath.procedure.resolve`) chains it the same way, with B7 ties
+    drawn and B8 spills taking their place in the chain.
+    """
+    hits = dice.count_at_least(left, 6, difficulty, label) if left else 0
+    return hits, hp_lost(hits, power, protection)
+
+
 def breath_impacting(
     dice: Dice,
     *,
@@ -530,13 +545,21 @@ def breath_impacting(
     label: str = "breath",
 ) -> tuple[tuple[int, int], ...]:
     """B6: (hits, HP lost) per victim, nearest first (``protections`` in that order, cover
-    included). The first gets Tir + 5 dice, each next one as many as missed on the previous;
-    victims left when the dice run out get (0, 0). Closed form: :func:`impacting_hits`.
+    included). The first gets Tir + 5 dice, each next one as many as missed on the previous
+    (:func:`impacting_victim`); victims left when the dice run out get (0, 0). Closed form:
+    :func:`impacting_hits`.
     """
     left, results = _whole(tir + 5, "dice (Tir + 5)", 0), []
     for i, protection in enumerate(protections):
-        hits = dice.count_at_least(left, 6, difficulty, f"{label} victim {i + 1}") if left else 0
-        results.append((hits, hp_lost(hits, power, protection)))
+        hits, hp = impacting_victim(
+            dice,
+            left,
+            difficulty=difficulty,
+            power=power,
+            protection=protection,
+            label=f"{label} victim {i + 1}",
+        )
+        results.append((hits, hp))
         left -= hits
     return tuple(results)
 

@@ -396,6 +396,9 @@ def centre_lines(
     -1 for none). With ``early_exit``, a segment's search stops at the first piece found
     whose ``stops`` flag is set. Returns CSR arrays ``offsets, piece, t`` and for each
     segment the nearest stopping piece crossed (-1 for none).
+
+    Long on purpose: a compiled kernel keeps its loops in one function (numba inlines
+    nothing across calls as cheaply as a loop body), so the hot path stays in registers.
     """
     m = ax.shape[0]
     npieces = kind.shape[0]
@@ -634,6 +637,9 @@ def visible_share(
     ``cand[:ncand]`` are the pieces that may hide it. Returns the visible share of the
     target's angular width (0 to 1), its angular width, and a witness point of the
     target seen clear (the middle of the widest clear gap; nan when none).
+
+    Long on purpose: a compiled kernel keeps its loops in one function (numba inlines
+    nothing across calls as cheaply as a loop body), so the hot path stays in registers.
     """
     if tkind == TARGET_DISC:
         vx = t[0] - ox
@@ -753,6 +759,9 @@ def visible_fractions(
 
     Only pieces with ``hides`` set can hide; ``skip_a``/``skip_b`` are never counted.
     Origins should be consecutive, as in :func:`centre_lines`.
+
+    Long on purpose: a compiled kernel keeps its loops in one function (numba inlines
+    nothing across calls as cheaply as a loop body), so the hot path stays in registers.
     """
     m = ax.shape[0]
     npieces = kind.shape[0]
@@ -1130,6 +1139,9 @@ def any_clear(
     On success ``out`` holds a witness segment (x0, y0, x1, y1). With ``grazing``
     (touching the beam's edge counts), features are inflated a hair more so that the
     pinned lines keep clear of them.
+
+    Long on purpose: a compiled kernel keeps its loops in one function (numba inlines
+    nothing across calls as cheaply as a loop body), so the hot path stays in registers.
     """
     pad = 4.0 * EPS if grazing else 0.0
     order = np.arange(nc)

@@ -328,15 +328,35 @@ def _by_shooter(
     return order, s, g
 
 
-def touching(table: Table, *, index: SightIndex | None = None) -> np.ndarray:
+def touching(
+    table: Table,
+    *,
+    index: SightIndex | None = None,
+    models: Sequence[int] | np.ndarray | None = None,
+    pieces: Sequence[int] | np.ndarray | None = None,
+) -> np.ndarray:
     """G4: ``[model, terrain]`` is true where the model's base touches the piece's footprint
-    (gap at most the contact tolerance; a base overlapping the piece touches it)."""
+    (gap at most the contact tolerance, :func:`in_contact`; a base overlapping the piece
+    touches it).
+
+    ``models`` (model indices) and ``pieces`` (terrain indices) restrict the matrix to
+    those rows and columns, in the order given: on a large table a rule that asks about a
+    few pairs (F4) measures only those.
+    """
     ix = index or sight_index(table)
-    radii = np.array([m.base.radius for m in table.models], dtype=np.float64)
-    gaps = backend.kernels(len(radii) * ix.n_terrain).gaps(
-        _xy(table),
-        radii,
-        np.arange(ix.n_terrain, dtype=np.int64),
+    xyr = _xyr(table)
+    rows = np.arange(len(xyr)) if models is None else np.asarray(models, dtype=np.int64)
+    cols = (
+        np.arange(ix.n_terrain, dtype=np.int64)
+        if pieces is None
+        else np.asarray(pieces, dtype=np.int64)
+    )
+    if not len(rows) or not len(cols):
+        return np.zeros((len(rows), len(cols)), dtype=np.bool_)
+    gaps = backend.kernels(len(rows) * len(cols)).gaps(
+        np.ascontiguousarray(xyr[rows, :2]),
+        np.ascontiguousarray(xyr[rows, 2]),
+        cols,
         *ix.packed[:4],
     )
     return in_contact(gaps, table.contact_tolerance)

@@ -24,7 +24,7 @@ from arbitre import sight
 from arbitre.errors import RulesError
 from arbitre.geometry import Point, WallFootprint, Window
 from arbitre.rules import schema
-from arbitre.rules.options import read_options
+from arbitre.rules.options import read_options, shared_options
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest
 from arbitre.rules.ruling import LosRuling, Reason
@@ -39,11 +39,6 @@ class FrostgraveOptions:
     visible_fraction: bool = False
 
 
-def options(table: Table) -> FrostgraveOptions:
-    """The table's Frostgrave options, checked."""
-    return read_options(FrostgraveOptions, table.options)
-
-
 @dataclass(frozen=True, slots=True)
 class WindowContact:
     """A model touching a wall exactly where a window is (F5, F6)."""
@@ -55,7 +50,7 @@ class WindowContact:
 
 def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     """For each model touching a wall at a window (G4 contact with the window's part of
-    the wall), the windows it stands at."""
+    the wall, :func:`arbitre.sight.in_contact`), the windows it stands at."""
     found: dict[str, list[WindowContact]] = {}
     centres = shapely.points([(m.at.x, m.at.y) for m in table.models])
     radii = np.array([m.base.radius for m in table.models])
@@ -65,7 +60,7 @@ def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
             continue
         for window in fp.windows:
             gap = shapely.distance(centres, fp.window_slice(window)) - radii
-            for i in np.flatnonzero(gap <= table.contact_tolerance + 1e-9):
+            for i in np.flatnonzero(sight.in_contact(gap, table.contact_tolerance)):
                 model = table.models[i].id
                 found.setdefault(model, []).append(WindowContact(model, piece.id, window))
     return {k: tuple(v) for k, v in found.items()}
@@ -82,7 +77,7 @@ class FrostgraveMatrix:
 
 def matrix(table: Table) -> FrostgraveMatrix:
     """F1-F7 for every ordered pair of models, batched (the diagonal is False / 0)."""
-    options(table)
+    shared_options(table)  # the kernels read grazing_blocks: refuse a bad value here
     n = len(table.models)
     ids = tuple(m.id for m in table.models)
     visible = np.zeros((n, n), dtype=np.bool_)
@@ -109,20 +104,35 @@ def matrix(table: Table) -> FrostgraveMatrix:
     if redo:
         order = sorted(redo)
         asked = [(ids[a], ids[b]) for a, b in order]
-        for ruling, (a, b) in zip(_rulings(table, asked, fractions=False), order, strict=True):
+        redone = _rulings(
+            table, asked, read_options(FrostgraveOptions, table.options), fractions=False
+        )
+        for ruling, (a, b) in zip(redone, order, strict=True):
             visible[a, b] = ruling.visible
             cover[a, b] = ruling.cover
     return FrostgraveMatrix(ids, visible, cover)
 
 
-def rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRuling]:
-    """F1-F9 for each ``(shooter, target)`` pair, each ruling with its reasons."""
-    return _rulings(table, pairs, fractions=True)
+def rulings(
+    table: Table,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    options: FrostgraveOptions | None = None,
+) -> list[LosRuling]:
+    """F1-F9 for each ``(shooter, target)`` pair, each ruling with its reasons, under
+    ``options`` (default: the table's)."""
+    opts = options or read_options(FrostgraveOptions, table.options)
+    return _rulings(table, pairs, opts, fractions=True)
 
 
-def _rulings(table: Table, pairs: Sequence[tuple[str, str]], *, fractions: bool) -> list[LosRuling]:
+def _rulings(
+    table: Table,
+    pairs: Sequence[tuple[str, str]],
+    opts: FrostgraveOptions,
+    *,
+    fractions: bool,
+) -> list[LosRuling]:
     """The rulings; without ``fractions`` the S2 share is not measured (nan)."""
-    opts = options(table)
     for a, b in pairs:
         table.model(a)
         table.model(b)
@@ -133,7 +143,9 @@ def _rulings(table: Table, pairs: Sequence[tuple[str, str]], *, fractions: bool)
     lines = sight.centre_lines(table, pairs)
     s = np.asarray([table.model_index(a) for a, _ in pairs], dtype=np.int64)
     g = np.asarray([table.model_index(b) for _, b in pairs], dtype=np.int64)
-    touch = sight.touching(table)
+    # G4 for the targets' rows only (F4 asks whether the target touches a piece)
+    rows = {t: i for i, t in enumerate(sorted(set(g.tolist())))}
+    touch = sight.touching(table, models=list(rows))
     contacts = window_contacts(table)
     shares = np.full(len(pairs), np.nan)
     if fractions:
@@ -142,7 +154,9 @@ def _rulings(table: Table, pairs: Sequence[tuple[str, str]], *, fractions: bool)
             if a in contacts or b in contacts:
                 shares[i] = _window_fraction(table, a, b, contacts)
     return [
-        _rule(table, opts, line, float(share), touch, contacts)
+        _rule(
+            table, opts, line, float(share), touch[rows[table.model_index(line.target)]], contacts
+        )
         for line, share in zip(lines, shares, strict=True)
     ]
 
@@ -169,8 +183,8 @@ def _rule(
     touch: np.ndarray,
     contacts: dict[str, tuple[WindowContact, ...]],
 ) -> LosRuling:
+    """One pair's ruling; ``touch[k]`` says whether the target touches terrain piece k (G4)."""
     a, b = line.shooter, line.target
-    target_index = table.model_index(b)
     reasons: list[Reason] = []
     for who in (a, b):
         if table.model(who).base.radius <= 0:
@@ -228,9 +242,7 @@ def _rule(
                         Reason("F2", (piece.id,), f"the line passes through {kind} {piece.id}")
                     )
             continue
-        bonus, reason = piece_bonus(
-            b, piece.id, touches=bool(touch[target_index, table.terrain.index(piece)])
-        )
+        bonus, reason = piece_bonus(b, piece.id, touches=bool(touch[table.terrain.index(piece)]))
         cover += bonus
         reasons.append(reason)
         cover_pieces.append(piece.id)
@@ -281,7 +293,21 @@ def _rule(
         visible_fraction=round(fraction, 6),
         blockers=tuple(blockers),
         cover_pieces=tuple(cover_pieces) if visible else (),
+        because=because(a, b, reasons),
     )
+
+
+def because(shooter: str, target: str, reasons: Sequence[Reason]) -> str:
+    """The deciding reasons in a few words, for tables and pictures: each rule ID with the
+    pieces it involves (the shooter and the target left out), ``"clear"`` when none. The
+    centre line (F1), the visible share (F9) and the F2 summary are not deciding."""
+    parts = []
+    for r in reasons:
+        if r.rule in {"F1", "F9"} or (r.rule == "F2" and "not visible" in r.text):
+            continue
+        ids = " ".join(i for i in r.ids if i not in (shooter, target))
+        parts.append(f"{r.rule} {ids}".strip())
+    return ", ".join(dict.fromkeys(parts)) or "clear"
 
 
 def _sees_window(
@@ -312,7 +338,8 @@ def _fmt(table: Table, p: Point) -> str:
 
 
 def _los(table: Table, request: LosRequest, *, options: FrostgraveOptions) -> list[LosRuling]:
-    return rulings(table, request.pairs_on(table))
+    """The ``los`` question: F1-F9 for the pairs asked."""
+    return rulings(table, request.pairs_on(table), options=options)
 
 
 RULESET = Ruleset(

@@ -8,7 +8,10 @@ module of their own; :mod:`arbitre.faces.cli.table` holds the commands every tab
 from __future__ import annotations
 
 import sys
+import traceback
 from collections.abc import Sequence
+from importlib.metadata import PackageNotFoundError, version
+from typing import Annotated
 
 import typer
 
@@ -27,10 +30,46 @@ for _module in (table, mordheim, breath, darkage, places):
     _module.register(app)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command line; library errors become one line and exit code 2."""
+def arbitre_version() -> str:
+    """The installed package's version."""
     try:
-        app(args=list(argv) if argv is not None else None, standalone_mode=False)
+        return version("arbitre")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        return "unknown"
+
+
+def _show_version(value: bool) -> None:
+    if value:
+        print(f"arbitre {arbitre_version()}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    _version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help="Print the version."
+        ),
+    ] = False,
+    _debug: Annotated[
+        bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")
+    ] = False,
+) -> None:
+    """A referee engine for skirmish miniature wargames."""
+
+
+#: Exit code of an unexpected error (a bug): sysexits' EX_SOFTWARE.
+BUG = 70
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; library errors become one line and exit code 2, an
+    unexpected error one line asking for a report and exit code 70 (its traceback only
+    with ``--debug``)."""
+    args = list(argv) if argv is not None else sys.argv[1:]
+    try:
+        app(args=args, standalone_mode=False)
     except ArbitreError as exc:
         print(f"arbitre: {exc}", file=sys.stderr)
         return 2
@@ -41,12 +80,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except Exception as exc:
         # usage errors (bad option, missing argument) come from typer's click and say
-        # what is wrong themselves; anything else is a bug and keeps its traceback
+        # what is wrong themselves; anything else is a bug
         show, code = getattr(exc, "show", None), getattr(exc, "exit_code", None)
         if callable(show) and isinstance(code, int):
             show()
             return code
-        raise
+        if "--debug" in args:
+            traceback.print_exc()
+        print(
+            f"arbitre {arbitre_version()}: unexpected error ({type(exc).__name__}: "
+            f"{str(exc)[:200]}); please report it with the command and the file "
+            "(--debug shows the traceback)",
+            file=sys.stderr,
+        )
+        return BUG
     return 0
 
 
