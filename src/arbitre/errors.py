@@ -25,6 +25,10 @@ class Problem:
         return f"{self.path}: {self.message}" if self.path else self.message
 
 
+#: Problems shown in a message; the rest are counted ("... and 12 more").
+MAX_SHOWN = 50
+
+
 class ScenarioError(ArbitreError):
     """A scenario file that cannot be loaded; lists every problem with its path."""
 
@@ -37,7 +41,9 @@ class ScenarioError(ArbitreError):
         head = f"{self.source}: " if self.source else ""
         if len(self.problems) == 1:
             return f"{head}{self.problems[0]}"
-        lines = "\n".join(f"  {p}" for p in self.problems)
+        lines = "\n".join(f"  {p}" for p in self.problems[:MAX_SHOWN])
+        if len(self.problems) > MAX_SHOWN:
+            lines += f"\n  ... and {len(self.problems) - MAX_SHOWN} more"
         return f"{head}{len(self.problems)} problems\n{lines}"
 
 

@@ -14,17 +14,16 @@ files (the rule IDs they check, the rulings they expect), are accepted and ignor
 from __future__ import annotations
 
 import difflib
-import json
 import os
-import re
+import reprlib
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple, TypeVar
 
 import shapely
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
 from pydantic_core import ErrorDetails, PydanticCustomError
 
+from arbitre import reading
 from arbitre.errors import Problem, ScenarioError
 from arbitre.geometry import (
     CircleFootprint,
@@ -52,6 +51,12 @@ __all__ = ["dump", "from_dict", "json_schema", "load", "loads", "validate"]
 #: Largest magnitude of any number, in the scenario's unit: far beyond any table, and small
 #: enough that converting to mm never overflows.
 LIMIT = 1e9
+#: Most items of each kind a scenario may hold: far beyond real tables, small enough that
+#: every question stays bounded (issue: hostile files).
+MAX_MODELS = 5_000
+MAX_TERRAIN = 5_000
+MAX_VERTICES = 10_000
+MAX_ITEMS = 1_000
 #: The base of a model that states none: the recommended uniform base (F8), in mm.
 DEFAULT_BASE_MM = 25.0
 _FOOTPRINTS = ("polygon", "rect", "circle", "wall")
@@ -100,9 +105,9 @@ class WindowDoc(_Doc):
 class WallDoc(_Doc):
     """A polyline with a thickness and windows (G3)."""
 
-    points: Annotated[list[XY], Field(min_length=2)]
+    points: Annotated[list[XY], Field(min_length=2, max_length=MAX_VERTICES)]
     thickness: Positive
-    windows: list[WindowDoc] = []
+    windows: Annotated[list[WindowDoc], Field(max_length=MAX_ITEMS)] = []
 
 
 class TerrainDoc(_Doc):
@@ -114,7 +119,7 @@ class TerrainDoc(_Doc):
     size: Text | None = Field(None, description="default: huge if sight=blocks, small if cover")
     height: NonNegative | None = None
     building: StrictBool = False
-    polygon: Annotated[list[XY], Field(min_length=3)] | None = None
+    polygon: Annotated[list[XY], Field(min_length=3, max_length=MAX_VERTICES)] | None = None
     rect: RectDoc | None = None
     circle: CircleDoc | None = None
     wall: WallDoc | None = None
@@ -142,10 +147,10 @@ class ModelDoc(_Doc):
     elevation: NonNegative = 0.0
     inside: Ident | None = None
     large_target: StrictBool = False
-    stats: dict[str, Number] = {}
-    status: list[Text] = []
-    engaged: list[Ident] = []
-    weapons: list[WeaponDoc] = []
+    stats: Annotated[dict[str, Number], Field(max_length=MAX_ITEMS)] = {}
+    status: Annotated[list[Text], Field(max_length=MAX_ITEMS)] = []
+    engaged: Annotated[list[Ident], Field(max_length=MAX_ITEMS)] = []
+    weapons: Annotated[list[WeaponDoc], Field(max_length=MAX_ITEMS)] = []
 
 
 class HeaderDoc(_Doc):
@@ -161,7 +166,8 @@ class HeaderDoc(_Doc):
     contact_tolerance: NonNegative = 0.5
     beam: NonNegative = 1.0
     options: dict[str, Any] | None = None
-    size_classes: Annotated[list[Ident], Field(min_length=1)] = list(DEFAULT_SIZE_CLASSES)
+    size_classes: Annotated[list[Ident], Field(min_length=1, max_length=MAX_ITEMS)] = list(
+        DEFAULT_SIZE_CLASSES)
     cites: list[Text] | None = Field(None, description="golden tests: rule IDs; ignored")
     expect: Any = Field(None, description="golden tests: expected rulings; ignored")
 
@@ -176,8 +182,8 @@ class HeaderDoc(_Doc):
 class ScenarioDoc(HeaderDoc):
     """A table scenario file, format 1 (SCENARIO.md)."""
 
-    terrain: list[TerrainDoc] | None = None
-    models: list[ModelDoc] | None = None
+    terrain: Annotated[list[TerrainDoc], Field(max_length=MAX_TERRAIN)] | None = None
+    models: Annotated[list[ModelDoc], Field(max_length=MAX_MODELS)] | None = None
 
 
 _DOCS: tuple[type[_Doc], ...] = (ScenarioDoc, TerrainDoc, ModelDoc, WeaponDoc, RectDoc,
@@ -206,10 +212,13 @@ def load(path_or_text: str | os.PathLike[str], *, source: str | None = None) -> 
 
 
 def read_document(
-    path_or_text: str | os.PathLike[str], *, source: str | None = None
+    path_or_text: str | os.PathLike[str],
+    *,
+    source: str | None = None,
+    max_bytes: int = reading.MAX_BYTES,
 ) -> tuple[object, str | None]:
     """The parsed document of a file (or of text, as :func:`load` tells them apart), read
-    and parsed once, and the name errors give it."""
+    and parsed once within bounds (:mod:`arbitre.reading`), and the name errors give it."""
     if isinstance(path_or_text, str) and (
         "\n" in path_or_text or path_or_text.lstrip().startswith(("{", "["))
     ):
@@ -219,7 +228,10 @@ def read_document(
     path = Path(path_or_text)
     source = source or str(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as f:  # never more than the bound, whatever the file is
+            data = f.read(max_bytes + 1)
+        reading.check_size(len(data), source, max_bytes)
+        text = data.decode("utf-8")
     except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         problem = Problem("", f"cannot read the file: {reason}")
@@ -272,32 +284,8 @@ def dump(table: Table) -> dict[str, Any]:
 
 
 def _parse(text: str, fmt: str | None, source: str | None) -> object:
-    """The document in ``text``: JSON when said so or when it looks like it, else YAML.
-
-    Text opening with ``{"`` is JSON only; other text opening with ``{`` or ``[`` that is
-    not valid JSON may still be YAML in flow style.
-    """
-    json_error = None
-    if fmt is None and re.match(r'\s*\{\s*"', text):
-        fmt = "json"
-    if fmt == "json" or (fmt is None and text.lstrip().startswith(("{", "["))):
-        try:
-            return json.loads(text)
-        except json.JSONDecodeError as exc:
-            json_error = f"line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
-        except (ValueError, RecursionError) as exc:
-            json_error = f"invalid JSON: {exc}"
-        if fmt == "json":
-            raise ScenarioError([Problem("", json_error)], source=source)
-    try:
-        return yaml.safe_load(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        message = json_error or f"{where}invalid YAML: {exc.problem or exc.context}"
-    except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        message = json_error or f"invalid YAML: {exc}"
-    raise ScenarioError([Problem("", message)], source=source)
+    """The document in ``text``, parsed within bounds (:func:`arbitre.reading.parse`)."""
+    return reading.parse(text, fmt, source)
 
 
 def _kind(value: object) -> str:
@@ -305,13 +293,18 @@ def _kind(value: object) -> str:
         type(value), f"a {type(value).__name__}")
 
 
+_SHOW = reprlib.Repr()
+_SHOW.maxlevel, _SHOW.maxdict, _SHOW.maxlist, _SHOW.maxtuple, _SHOW.maxset = 2, 3, 3, 3, 3
+_SHOW.maxstring, _SHOW.maxlong, _SHOW.maxother = 50, 40, 50
+
+
 def _show(value: object) -> str:
+    """A user value as a problem shows it: bounded in length and in the work it takes
+    (:mod:`reprlib`: a list of 100,000 models is not written out)."""
     try:
-        text = repr(value)
-    except ValueError:  # an int of more than 4300 digits
-        return "a number too long to show"
-    except RecursionError:
-        return "a value nested too deeply to show"
+        text = _SHOW.repr(value)
+    except (ValueError, RecursionError):
+        return "a value too long to show"
     return text if len(text) <= 60 else text[:57] + "..."
 
 
@@ -319,7 +312,8 @@ def _path(loc: tuple[int | str, ...]) -> str:
     """``('models', 2, 'base')`` -> ``models[2].base``."""
     out = ""
     for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+        name = str(part) if len(str(part)) <= 60 else str(part)[:57] + "..."
+        out += f"[{part}]" if isinstance(part, int) else (f".{name}" if out else name)
     return out
 
 
@@ -340,6 +334,8 @@ def _problem(err: ErrorDetails) -> Problem:
         text = f"must be {bounds[kind]} {bound:g}"
     elif kind in limits:
         text = f"must have {limits[kind]} {ctx.get('min_length', ctx.get('max_length'))} items"
+        if kind == "too_long" and "actual_length" in ctx:  # never write out a huge list
+            return Problem(_path(loc), f"{text}, got {ctx['actual_length']}")
     elif kind == "literal_error":
         text = f"must be {ctx['expected']}"
     else:
@@ -376,9 +372,9 @@ def _check(doc: object) -> tuple[ScenarioDoc | None, list[Problem]]:
     try:
         scenario = ScenarioDoc.model_validate(doc)
     except ValidationError as exc:
-        problems = [_problem(e) for e in exc.errors(include_url=False)]
-        rest = {k: v for k, v in doc.items() if k not in ("terrain", "models")}
-        header = _valid(HeaderDoc, rest)
+        errors = exc.errors(include_url=False)
+        problems = [_problem(e) for e in errors]
+        header = _header(doc, {e["loc"][0] for e in errors if e["loc"]})
         terrain = _pieces(doc.get("terrain"), TerrainDoc)
         models = _pieces(doc.get("models"), ModelDoc)
     else:
@@ -397,6 +393,14 @@ def _check(doc: object) -> tuple[ScenarioDoc | None, list[Problem]]:
     return (scenario if not problems else None), problems
 
 
+def _header(doc: dict[Any, Any], bad: set[int | str]) -> HeaderDoc | None:
+    """The header of a document that did not validate, its bad or unknown top-level fields
+    left out, so that the checks needing it (size classes, the table's size) still run."""
+    rest = {k: v for k, v in doc.items()
+            if k not in ("terrain", "models") and k not in bad and k in HeaderDoc.model_fields}
+    return _valid(HeaderDoc, rest)
+
+
 def _valid(cls: type[_D], value: object) -> _D | None:
     try:
         return cls.model_validate(value)
@@ -405,7 +409,8 @@ def _valid(cls: type[_D], value: object) -> _D | None:
 
 
 def _pieces(raw: object, cls: type[_D]) -> list[tuple[int, _D]]:
-    items = raw if isinstance(raw, list | tuple) else []
+    cap = MAX_MODELS if cls is ModelDoc else MAX_TERRAIN
+    items = raw[:cap] if isinstance(raw, list | tuple) else []
     valid = ((i, _valid(cls, item)) for i, item in enumerate(items))
     return [(i, doc) for i, doc in valid if doc is not None]
 
@@ -423,7 +428,7 @@ def _ids(doc: dict[Any, Any]) -> tuple[list[Problem], set[str], set[str]]:
                 continue
             if ident in seen:
                 problems.append(Problem(f"{key}[{i}].id",
-                                        f"duplicate id {ident!r} (also {seen[ident]})"))
+                                        f"duplicate id {_show(ident)} (also {seen[ident]})"))
             seen.setdefault(ident, f"{key}[{i}].id")
             ids.add(ident)
     return problems, found["terrain"], found["models"]
@@ -433,7 +438,7 @@ def _header_problems(header: HeaderDoc) -> list[Problem]:
     problems = []
     for k, size in enumerate(header.size_classes):
         if size in header.size_classes[:k]:
-            problems.append(Problem(f"size_classes[{k}]", f"duplicate size class {size!r}"))
+            problems.append(Problem(f"size_classes[{k}]", f"duplicate size class {_show(size)}"))
     for field in ("unit", "report_unit"):
         if getattr(header, field) == "toise" and header.toise is None:
             problems.append(Problem("toise", f"required (mm per toise) when {field} is toise"))
@@ -443,7 +448,7 @@ def _header_problems(header: HeaderDoc) -> list[Problem]:
 def _size_problem(path: str, size: str, header: HeaderDoc | None) -> list[Problem]:
     if header is None or size in header.size_classes:
         return []
-    return [Problem(path, f"unknown size class {size!r} "
+    return [Problem(path, f"unknown size class {_show(size)} "
                           f"(size_classes: {', '.join(header.size_classes)})")]
 
 
@@ -502,16 +507,16 @@ def _model_problems(path: str, model: ModelDoc, scope: _Scope) -> list[Problem]:
     problems = _size_problem(f"{path}.size", model.size, scope.header)
     for k, status in enumerate(model.status):
         if status not in STATUSES:
-            problems.append(Problem(f"{path}.status[{k}]", f"unknown status {status!r} "
+            problems.append(Problem(f"{path}.status[{k}]", f"unknown status {_show(status)} "
                                     f"(known: {', '.join(sorted(STATUSES))})"))
     if model.inside is not None and model.inside not in scope.terrain_ids:
-        problems.append(Problem(f"{path}.inside", f"unknown terrain id {model.inside!r}"))
+        problems.append(Problem(f"{path}.inside", f"unknown terrain id {_show(model.inside)}"))
     for k, other in enumerate(model.engaged):
         if other == model.id:
             problems.append(Problem(f"{path}.engaged[{k}]", "a model cannot be engaged "
-                                                            f"with itself, got {other!r}"))
+                                                            f"with itself, got {_show(other)}"))
         elif other not in scope.model_ids:
-            problems.append(Problem(f"{path}.engaged[{k}]", f"unknown model id {other!r}"))
+            problems.append(Problem(f"{path}.engaged[{k}]", f"unknown model id {_show(other)}"))
     header = scope.header
     if header is not None:
         (x, y), (width, depth) = model.at, header.table

@@ -42,6 +42,14 @@ class Unit:
     def from_mm(self, value: float) -> float:
         return value / self.mm
 
+    def length(self, mm: float) -> str:
+        """The one wording of a length for people: ``"3.5 in"`` (4 significant digits)."""
+        return f"{self.from_mm(mm):.4g} {self.name}"
+
+    def point(self, x: float, y: float) -> str:
+        """The one wording of a point for people: ``"(12, 3.5)"`` in this unit."""
+        return f"({self.from_mm(x):.4g}, {self.from_mm(y):.4g})"
+
 
 MM = Unit("mm", 1.0)
 
