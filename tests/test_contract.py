@@ -239,7 +239,7 @@ def test_request_values_are_frozen_dataclasses() -> None:
 FACES = ROOT / "src" / "arbitre" / "faces"
 RULESET_MODULES = re.compile(
     r"arbitre\.rules\.(frostgrave|darkage|mordheim|breath|placemap|places)\b"
-    r"|from arbitre\.rules import [^\n]*\b(frostgrave|darkage|mordheim|breath|placemap)\b"
+    r"|from arbitre\.rules import [^\n]*\b(frostgrave|darkage|mordheim|breath|placemap|places)\b"
 )
 NAME_SWITCH = re.compile(r"[=!]= *[\"'](frostgrave|darkage|mordheim|breath|places)[\"']")
 

@@ -1,6 +1,8 @@
 """Places instead of a gridded battlemap (P1-P6, seed 003): golden scenarios citing their
-rules, the loader's checks, brute-force oracles for the best-way search (P3-P4) and the
-projectile's way (P5) on seeded random maps, the commands, and the picture."""
+rules (checked on the JSON 2 of each answer, which the output schema validates), the
+loader's checks, brute-force oracles for the best-way search (P3-P4) and the projectile's
+way (P5) on seeded random maps, the commands, and the picture (drawn from the ``place``
+rulings)."""
 
 from __future__ import annotations
 
@@ -10,19 +12,21 @@ import random
 import shutil
 import subprocess
 import xml.etree.ElementTree as ET
+from functools import cache
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
+import jsonschema
 import networkx as nx
 import pytest
-import typer
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
+import arbitre
 from arbitre.errors import RulesError, ScenarioError
-from arbitre.faces.cli.places import register, render_places_file
+from arbitre.faces.cli import app
 from arbitre.faces.svg.places import CARD_H, CARD_W, layout, render_places
 from arbitre.places import (
     PlaceMap,
@@ -33,12 +37,33 @@ from arbitre.places import (
     loads_places,
     places_from_dict,
 )
-from arbitre.rules import placemap as rules
+from arbitre.rules import Answer, ask, find_ruleset
+from arbitre.rules import places as rules
+from arbitre.rules.ruling import Reason, Ruling
+from arbitre.rules.schema import output_schema
 
 HERE = Path(__file__).parent
 GOLDEN = sorted((HERE / "golden" / "places").glob("*.yaml"))
 EXAMPLE = HERE.parent / "examples" / "village-forest-places.yaml"
 RULES = {f"P{i}" for i in range(1, 7)}
+SVG = "{http://www.w3.org/2000/svg}"
+
+
+@cache
+def validator() -> Any:
+    return jsonschema.Draft202012Validator(output_schema())
+
+
+def asked(pm: PlaceMap, question: str, options: Any = None, **request: Any) -> dict[str, Any]:
+    """The one ruling of a question, in JSON 2, after checking the envelope and the schema."""
+    answer: Answer = ask(pm, question, options=options, **request)
+    doc = answer.to_json()
+    validator().validate(doc)
+    assert (doc["arbitre"], doc["kind"], doc["rules"], doc["unit"]) == (2, question, "places", None)
+    (ruling,) = doc["rulings"]
+    assert ruling["kind"] == question
+    assert json.loads(json.dumps(doc)) == doc
+    return dict(ruling)
 
 
 # -- golden scenarios ---------------------------------------------------------------------
@@ -51,76 +76,69 @@ def test_every_p_rule_has_a_golden_scenario() -> None:
     assert cited >= RULES, RULES - cited
 
 
-def _cited(reasons: Any) -> set[str]:
-    return {r.rule for r in reasons}
+def _cited(*reasons: list[dict[str, Any]]) -> set[str]:
+    return {r["rule"] for items in reasons for r in items}
+
+
+def _texts(effects: list[dict[str, Any]]) -> list[str]:
+    return [e["text"] for e in effects]
 
 
 def _check_move(pm: PlaceMap, want: dict[str, Any], where: str) -> set[str]:
-    opts = rules.options(pm, **want.get("options", {}))
-    ruling = rules.move(pm, want["move"], points=want.get("points"), opts=opts)
+    r = asked(pm, "move", want.get("options"), unit=want["move"], points=want.get("points"))
     if "places" in want:
-        assert list(ruling.places) == want["places"], where
+        assert list(dict.fromkeys(w["place"] for w in r["ways"])) == want["places"], where
     if "unreachable" in want:
-        assert set(ruling.unreachable) == set(want["unreachable"]), where
+        assert set(r["unreachable"]) == set(want["unreachable"]), where
     expected: dict[str, list[dict[str, Any]]] = {}
     for way in want.get("ways", []):
         expected.setdefault(way["place"], []).append(way)
     for place, ways in expected.items():
-        got = ruling.ways_to(place)
+        got = [w for w in r["ways"] if w["place"] == place]
         assert len(got) == len(ways), (where, place, got)
         for w, g in zip(ways, got, strict=True):
-            for key in ("spent", "left", "exhaustion", "bleeding"):
+            for key in ("spent", "left", "exhaustion", "bleeding", "path", "junctions"):
                 if key in w:
-                    assert getattr(g, key) == w[key], (where, place, key)
-            if "path" in w:
-                assert list(g.path) == w["path"], (where, place)
-            if "junctions" in w:
-                assert list(g.junctions) == w["junctions"], (where, place)
+                    assert g[key] == w[key], (where, place, key)
             if "effects" in w:
-                assert [e.describe() for e in g.effects] == w["effects"], (where, place)
-    return _cited(ruling.reasons) | {r.rule for w in ruling.ways for r in w.reasons}
+                assert _texts(g["effects"]) == w["effects"], (where, place)
+    return _cited(r["reasons"], *(w["reasons"] for w in r["ways"]))
 
 
 def _check_shot(pm: PlaceMap, want: dict[str, Any], where: str) -> set[str]:
-    opts = rules.options(pm, **want.get("options", {}))
-    ruling = rules.shot(pm, *want["shot"], opts=opts)
-    for key in ("allowed", "reduction", "range_bonus"):
+    shooter, target = want["shot"]
+    r = asked(pm, "shot", want.get("options"), shooter=shooter, target=target)
+    for key in ("allowed", "reduction", "range_bonus", "crossed", "junctions", "counted"):
         if key in want:
-            assert getattr(ruling, key) == want[key], (where, key, ruling.reasons)
-    for key in ("crossed", "covers", "junctions", "counted"):
-        if key in want:
-            assert list(getattr(ruling, key)) == want[key], (where, key)
+            assert r[key] == want[key], (where, key, r["reasons"])
+    if "covers" in want:
+        assert [c["cover"] for c in r["way"] if c["kind"] == "place"] == want["covers"], where
     for text in want.get("refusals", []):
-        assert any(text in r for r in ruling.refusals), (where, text, ruling.refusals)
-    assert ruling.allowed is (not ruling.refusals)
-    json.dumps(ruling.to_json())
-    return _cited(ruling.reasons)
+        assert any(text in x["text"] for x in r["refusals"]), (where, text, r["refusals"])
+    assert r["allowed"] is (not r["refusals"])
+    assert sum(c["adds"] or 0 for c in r["way"]) == r["reduction"], where  # the column adds up
+    return _cited(r["reasons"], r["refusals"])
 
 
 def _check_place(pm: PlaceMap, want: dict[str, Any], where: str) -> set[str]:
-    opts = rules.options(pm, **want.get("options", {}))
-    ruling = rules.place_info(pm, want["place"], opts=opts)
-    for key in ("encumbrance", "cover", "type"):
+    r = asked(pm, "place", want.get("options"), place=want["place"])
+    for key in ("encumbrance", "cover", "type", "lineage"):
         if key in want:
-            assert getattr(ruling, key) == want[key], (where, key)
-    if "lineage" in want:
-        assert list(ruling.lineage) == want["lineage"], where
+            assert r[key] == want[key], (where, key)
     for key, value in want.get("sources", {}).items():
-        assert dict(ruling.sources)[key] == value, (where, key)
-    if "effects" in want:
-        assert [e.describe() for e in ruling.effects] == want["effects"], where
-    if "arriving" in want:
-        assert [e.describe() for e in ruling.arriving] == want["arriving"], where
+        assert r["sources"][key] == value, (where, key)
+    for key in ("effects", "arriving"):
+        if key in want:
+            assert _texts(r[key]) == want[key], (where, key)
     if "neighbours" in want:
-        assert [n for n, _ in ruling.neighbours] == want["neighbours"], where
-    by_unit = {o.unit: o for o in ruling.occupants}
+        assert [n["place"] for n in r["neighbours"]] == want["neighbours"], where
+    by_unit = {o["unit"]: o for o in r["units"]}
     for unit, value in want.get("obstruction", {}).items():
-        assert by_unit[unit].obstruction == value, (where, unit)
+        assert by_unit[unit]["obstruction"] == value, (where, unit)
     for unit, effects in want.get("holds", {}).items():
-        conditional = [e.describe() for e in by_unit[unit].effects if e.when != "always"]
+        conditional = [e["text"] for e in by_unit[unit]["effects"] if e["when"] != "always"]
         assert conditional == effects, (where, unit)
-    json.dumps(ruling.to_json())
-    return _cited(ruling.reasons)
+    return _cited(r["reasons"])
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
@@ -143,21 +161,111 @@ def test_golden(path: Path) -> None:
 def test_john_worked_example_exact_figures() -> None:
     """P3: the seed's figures, 3 spent, 2 exhaustion, 4 left."""
     pm = load_places(HERE / "golden" / "places" / "p3_john_worked_example.yaml")
-    (way,) = rules.move(pm, "john").ways_to("beyond")
+    ruling = ask(pm, "move", unit="john").ruling
+    assert isinstance(ruling, rules.MoveRuling)
+    (way,) = ruling.ways_to("beyond")
     assert (way.spent, way.exhaustion, way.left) == (3, 2, 4)
     assert way.steps[0].adversaries == ("barbarian-1", "barbarian-2")
+
+
+def _example_questions() -> list[tuple[str, dict[str, Any]]]:
+    pm = load_places(EXAMPLE)
+    asks: list[tuple[str, dict[str, Any]]] = [
+        ("move", {"unit": u.id}) for u in pm.units if u.movement is not None
+    ]
+    asks += [
+        ("shot", {"shooter": s.id, "target": t.id}) for s, t in itertools.permutations(pm.units, 2)
+    ]
+    return asks + [("place", {"place": p.id}) for p in pm.places]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [None, {"parent_effects": "merge", "tower_counts": "cover", "effects_on_passing": True}],
+)
+def test_every_answer_of_the_example_validates_against_the_output_schema(options: Any) -> None:
+    """JSON 2: every move, shot and place of the example is one envelope the published
+    schema accepts; refusals are reasons citing P rules."""
+    pm = load_places(EXAMPLE)
+    kinds = set()
+    for question, request in _example_questions():
+        ruling = asked(pm, question, options, **request)
+        kinds.add(question)
+        for reason in (*ruling["reasons"], *ruling["refusals"]):
+            assert reason["rule"] in RULES, (question, request, reason)
+        if question == "shot":
+            assert sum(c["adds"] or 0 for c in ruling["way"]) == ruling["reduction"]
+    assert kinds == {"move", "shot", "place"}
+
+
+def test_the_schema_refuses_a_plain_string_refusal() -> None:
+    pm = load_places(EXAMPLE)
+    doc = ask(pm, "shot", shooter="archer", target="scout").to_json()
+    assert doc["rulings"][0]["refusals"], "scout is in Hautes herbes"
+    bad = json.loads(json.dumps(doc))
+    bad["rulings"][0]["refusals"] = ["scout cannot be targeted"]
+    with pytest.raises(jsonschema.ValidationError):
+        validator().validate(bad)
+
+
+def test_the_questions_are_registered() -> None:
+    ruleset = find_ruleset("lieux")
+    assert ruleset is rules.RULESET and not ruleset.geometric
+    assert list(ruleset.questions) == ["move", "shot", "place"]
+    assert {q.subject for q in ruleset.questions.values()} == {"places"}
+    requests = {q.name: q.request for q in ruleset.questions.values()}
+    assert requests == {
+        "move": rules.MoveRequest,
+        "shot": rules.ShotRequest,
+        "place": rules.PlaceRequest,
+    }
+
+
+def test_rulings_follow_the_ruling_protocol() -> None:
+    """kind, reasons and refusals as Reason tuples, to_json with the kind first."""
+    pm = load_places(EXAMPLE)
+    asks: list[tuple[str, dict[str, Any]]] = [
+        ("move", {"unit": "john"}),
+        ("shot", {"shooter": "archer", "target": "scout"}),
+        ("place", {"place": "glade"}),
+    ]
+    for question, request in asks:
+        ruling = ask(pm, question, **request).ruling
+        assert isinstance(ruling, Ruling) and type(ruling).kind == question
+        assert all(isinstance(r, Reason) for r in (*ruling.reasons, *ruling.refusals))
+        doc = ruling.to_json(None)
+        assert next(iter(doc)) == "kind" and list(doc)[-2:] == ["reasons", "refusals"]
+    refused = ask(pm, "shot", shooter="archer", target="scout").ruling
+    assert [r.rule for r in refused.refusals] == ["P6"] and not refused.allowed
+
+
+def test_a_places_question_of_a_table_is_refused() -> None:
+    table = arbitre.load(arbitre.DEMO_SCENARIO)
+    with pytest.raises(RulesError, match="shot rules a map of places"):
+        ask(table, "shot", shooter="archer", target="hunter")
 
 
 # -- the catalogue (P4, P6) ---------------------------------------------------------------
 
 SEED_TABLE = {
-    "Barricades": (3, "Ruine"), "Champ de bataille": (3, "Ruine"),
-    "Clairière": (3, "Forêt"), "Echoppe": (4, "Ville"), "Forêt": (4, None),
-    "Forêt lugubre": (4, "Forêt"), "Forge": (4, "Ville"), "Fosse": (5, "Ruine"),
-    "Hautes herbes": (3, "Plaine"), "Plaine": (2, None),
-    "Rivière tumultueuse": (5, "Forêt"), "Ronce": (3, "Forêt"),
-    "Ronces denses": (4, "Forêt"), "Rue": (2, "Ville"), "Ruine": (3, None),
-    "Site de magie": (3, "Plaine"), "Taverne": (4, "Ville"), "Tour abandonnée": (4, "Ruine"),
+    "Barricades": (3, "Ruine"),
+    "Champ de bataille": (3, "Ruine"),
+    "Clairière": (3, "Forêt"),
+    "Echoppe": (4, "Ville"),
+    "Forêt": (4, None),
+    "Forêt lugubre": (4, "Forêt"),
+    "Forge": (4, "Ville"),
+    "Fosse": (5, "Ruine"),
+    "Hautes herbes": (3, "Plaine"),
+    "Plaine": (2, None),
+    "Rivière tumultueuse": (5, "Forêt"),
+    "Ronce": (3, "Forêt"),
+    "Ronces denses": (4, "Forêt"),
+    "Rue": (2, "Ville"),
+    "Ruine": (3, None),
+    "Site de magie": (3, "Plaine"),
+    "Taverne": (4, "Ville"),
+    "Tour abandonnée": (4, "Ruine"),
     "Ville": (3, None),
 }
 
@@ -166,30 +274,54 @@ def test_catalogue_is_the_seeds_table() -> None:
     cat = catalogue()
     assert {p.name: (p.encumbrance, p.parent) for p in cat.places} == SEED_TABLE
     assert all(p.cover is None and p.effects for p in cat.places)
-    kinds = {j.name: (j.encumbrance, j.ranged_reduction, j.blocks_ranged, j.bleeding)
-             for j in cat.junctions}
+    kinds = {
+        j.name: (j.encumbrance, j.ranged_reduction, j.blocks_ranged, j.bleeding)
+        for j in cat.junctions
+    }
     assert kinds == {
-        "Barricade grande": (3, 0, False, 0), "Barricade moyenne": (2, 0, False, 0),
-        "Barricade petite": (1, 0, False, 0), "Brume": (0, 2, False, 0),
-        "Porte": (0, 0, True, 0), "Ronce/pieux": (0, 0, False, 1),
+        "Barricade grande": (3, 0, False, 0),
+        "Barricade moyenne": (2, 0, False, 0),
+        "Barricade petite": (1, 0, False, 0),
+        "Brume": (0, 2, False, 0),
+        "Porte": (0, 0, True, 0),
+        "Ronce/pieux": (0, 0, False, 1),
     }
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("Forêt", "Forêt"), ("foret", "Forêt"), ("FORÊT", "Forêt"), ("forest", "Forêt"),
-    ("Tour abandonnee", "Tour abandonnée"), ("abandoned tower", "Tour abandonnée"),
-    ("hautes-herbes", "Hautes herbes"), ("tall grass", "Hautes herbes"),
-    ("Échoppe", "Echoppe"), ("street", "Rue"), ("Riviere tumultueuse", "Rivière tumultueuse"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("Forêt", "Forêt"),
+        ("foret", "Forêt"),
+        ("FORÊT", "Forêt"),
+        ("forest", "Forêt"),
+        ("Tour abandonnee", "Tour abandonnée"),
+        ("abandoned tower", "Tour abandonnée"),
+        ("hautes-herbes", "Hautes herbes"),
+        ("tall grass", "Hautes herbes"),
+        ("Échoppe", "Echoppe"),
+        ("street", "Rue"),
+        ("Riviere tumultueuse", "Rivière tumultueuse"),
+    ],
+)
 def test_place_types_by_french_or_english_name(name: str, expected: str) -> None:
     assert find_place_type(name).name == expected
 
 
-@pytest.mark.parametrize("name, expected", [
-    ("Brume", "Brume"), ("mist", "Brume"), ("porte", "Porte"), ("door", "Porte"),
-    ("Ronce/pieux", "Ronce/pieux"), ("ronce pieux", "Ronce/pieux"), ("stakes", "Ronce/pieux"),
-    ("large barricade", "Barricade grande"), ("barricade PETITE", "Barricade petite"),
-])
+@pytest.mark.parametrize(
+    "name, expected",
+    [
+        ("Brume", "Brume"),
+        ("mist", "Brume"),
+        ("porte", "Porte"),
+        ("door", "Porte"),
+        ("Ronce/pieux", "Ronce/pieux"),
+        ("ronce pieux", "Ronce/pieux"),
+        ("stakes", "Ronce/pieux"),
+        ("large barricade", "Barricade grande"),
+        ("barricade PETITE", "Barricade petite"),
+    ],
+)
 def test_junction_kinds_by_name(name: str, expected: str) -> None:
     assert find_junction_kind(name).name == expected
 
@@ -236,56 +368,76 @@ def test_loads_the_scenario_md_example() -> None:
     assert pm.place("road").encumbrance == 2
     assert pm.place("woods").encumbrance == 4
     (j,) = pm.junctions
-    assert (j.id, j.kind, j.between, j.encumbrance) == ("road~woods", "Barricade petite",
-                                                        ("road", "woods"), 1)
+    assert (j.id, j.kind, j.between, j.encumbrance) == (
+        "road~woods",
+        "Barricade petite",
+        ("road", "woods"),
+        1,
+    )
     assert [u.arrived for u in pm.units] == [1, 2]
     assert pm.neighbours("road") == ("square", "woods")
 
 
 def test_json_and_golden_keys() -> None:
-    doc = _doc(cites=["P1"], expect=[{"anything": 1}], name="x", rules="Places",
-               options={"tower_counts": "cover"})
+    doc = _doc(
+        cites=["P1"],
+        expect=[{"anything": 1}],
+        name="x",
+        rules="Places",
+        options={"tower_counts": "cover"},
+    )
     pm = loads_places(json.dumps(doc))
     assert pm.name == "x"
-    assert rules.options(pm).tower_counts == "cover"
+    assert ask(pm, "place", place="square").options["tower_counts"] == "cover"
 
 
-@pytest.mark.parametrize("change, expected", [
-    ({"arbitre": 2}, "arbitre: must be 1, got 2"),
-    ({"arbitre": True}, "arbitre: must be 1, got True"),
-    ({"places": []}, "places: required"),
-    ({"rules": "frostgrave"}, "rules: a places scenario uses the rules 'places'"),
-    ({"colour": 1}, "colour: unknown field"),
-    ({"adjacent": [["square", "nowhere"]]}, "adjacent[0][1]: unknown place id 'nowhere'"),
-    ({"adjacent": [["square", "square"]]}, "adjacent[0]: a place cannot be adjacent to itself"),
-    ({"adjacent": [["square", "road"], ["road", "square"]]}, "adjacent[1]: 'road' and "
-                                                             "'square' are already adjacent"),
-    ({"adjacent": [["square", "road", {"junction": "Portail"}]]},
-     "adjacent[0][2].junction: unknown junction kind 'Portail' (did you mean Porte?)"),
-    ({"adjacent": [["square", "road", {"junction": ["Porte", "Brume"], "id": "x"}]]},
-     "adjacent[0][2].id: 2 junctions need 2 ids, got 1"),
-    ({"adjacent": [["square", "road", {"jonction": "Porte"}]]},
-     "adjacent[0][2].jonction: unknown field (did you mean 'junction'?)"),
-    ({"adjacent": "square"}, "adjacent: must be a list"),
-    ({"adjacent": [["square"]]}, "adjacent[0]: must be [place, place]"),
-])
+@pytest.mark.parametrize(
+    "change, expected",
+    [
+        ({"arbitre": 2}, "arbitre: must be 1, got 2"),
+        ({"arbitre": True}, "arbitre: must be 1, got True"),
+        ({"places": []}, "places: required"),
+        ({"rules": "frostgrave"}, "rules: a places scenario uses the rules 'places'"),
+        ({"colour": 1}, "colour: unknown field"),
+        ({"adjacent": [["square", "nowhere"]]}, "adjacent[0][1]: unknown place id 'nowhere'"),
+        ({"adjacent": [["square", "square"]]}, "adjacent[0]: a place cannot be adjacent to itself"),
+        (
+            {"adjacent": [["square", "road"], ["road", "square"]]},
+            "adjacent[1]: 'road' and 'square' are already adjacent",
+        ),
+        (
+            {"adjacent": [["square", "road", {"junction": "Portail"}]]},
+            "adjacent[0][2].junction: unknown junction kind 'Portail' (did you mean Porte?)",
+        ),
+        (
+            {"adjacent": [["square", "road", {"junction": ["Porte", "Brume"], "id": "x"}]]},
+            "adjacent[0][2].id: 2 junctions need 2 ids, got 1",
+        ),
+        (
+            {"adjacent": [["square", "road", {"jonction": "Porte"}]]},
+            "adjacent[0][2].jonction: unknown field (did you mean 'junction'?)",
+        ),
+        ({"adjacent": "square"}, "adjacent: must be a list"),
+        ({"adjacent": [["square"]]}, "adjacent[0]: must be [place, place]"),
+    ],
+)
 def test_problems_have_paths(change: dict[str, Any], expected: str) -> None:
-    assert any(p.startswith(expected) for p in _problems(_doc(**change))), _problems(
-        _doc(**change))
+    assert any(p.startswith(expected) for p in _problems(_doc(**change))), _problems(_doc(**change))
 
 
 def test_every_problem_reported_at_once() -> None:
     doc = _doc()
     doc["places"] += [
-        {"id": "square", "type": "Villle"},               # duplicate id, unknown type
-        {"id": "bad", "encumbrance": 0, "cover": -1},     # floors (P2)
-        {"id": "a", "parent": "b"}, {"id": "b", "parent": "a"},  # a loop
+        {"id": "square", "type": "Villle"},  # duplicate id, unknown type
+        {"id": "bad", "encumbrance": 0, "cover": -1},  # floors (P2)
+        {"id": "a", "parent": "b"},
+        {"id": "b", "parent": "a"},  # a loop
         {"id": "c", "parent": "Nowhere"},
     ]
     doc["adjacent"].append(["road", "square", {"junction": "Porte", "id": "door"}])
     doc["units"] += [
         {"id": "x", "side": "s", "place": "road~woods"},  # on a junction
-        {"id": "road", "side": "s", "place": "woods"},    # duplicate id
+        {"id": "road", "side": "s", "place": "woods"},  # duplicate id
         {"id": "y", "side": "s", "place": "nowhere"},
         {"id": "z", "side": "s", "place": "road", "arrived": 1},  # john arrived 1 there
         {"id": "w", "side": "s", "place": "woods", "movement": -1},
@@ -309,8 +461,9 @@ def test_every_problem_reported_at_once() -> None:
 
 
 def test_not_a_mapping_and_bad_text(tmp_path: Path) -> None:
-    assert _problems([1, 2]) == ["a places scenario must be a mapping (arbitre, places, "
-                                 "adjacent, units), got a list"]
+    assert _problems([1, 2]) == [
+        "a places scenario must be a mapping (arbitre, places, adjacent, units), got a list"
+    ]
     with pytest.raises(ScenarioError, match="invalid YAML"):
         loads_places("places: [")
     with pytest.raises(ScenarioError, match="cannot read the file"):
@@ -322,51 +475,84 @@ def test_not_a_mapping_and_bad_text(tmp_path: Path) -> None:
 
 
 def test_inheritance_from_a_place_of_the_map() -> None:
-    pm = places_from_dict(_doc(places=[
-        {"id": "wood", "type": "forest", "cover": 2},
-        {"id": "copse", "parent": "wood"},
-        {"id": "shed", "type": "Taverne", "parent": "wood"},  # parent replaces Ville
-        {"id": "bare", "parent": "wood", "effects": []},      # states no effects
-    ], adjacent=[], units=[]))
+    pm = places_from_dict(
+        _doc(
+            places=[
+                {"id": "wood", "type": "forest", "cover": 2},
+                {"id": "copse", "parent": "wood"},
+                {"id": "shed", "type": "Taverne", "parent": "wood"},  # parent replaces Ville
+                {"id": "bare", "parent": "wood", "effects": []},  # states no effects
+            ],
+            adjacent=[],
+            units=[],
+        )
+    )
     copse, shed, bare = (pm.place(i) for i in ("copse", "shed", "bare"))
     assert (copse.encumbrance, copse.cover, copse.lineage) == (4, 2, ("wood", "Forêt"))
     assert (shed.encumbrance, shed.cover, shed.lineage) == (4, 2, ("Taverne", "wood", "Forêt"))
-    assert [e.describe() for e in shed.effects] == ["resource provisions +2"]
+    assert [rules.describe(e) for e in shed.effects] == ["resource provisions +2"]
     assert bare.effects == () and len(bare.lineage_effects) == 1
 
 
 def test_unknown_ids_name_the_known_ones() -> None:
     pm = loads_places(GOOD)
     with pytest.raises(RulesError, match=r"unknown unit id 'bob' \(units: john, barbarian-1\)"):
-        rules.move(pm, "bob")
+        ask(pm, "move", unit="bob")
     with pytest.raises(RulesError, match=r"unknown place id 'x'.*places: square, road, woods"):
-        rules.place_info(pm, "x")
+        ask(pm, "place", place="x")
     with pytest.raises(RulesError, match="'road~woods' is a junction"):
-        rules.place_info(pm, "road~woods")
+        ask(pm, "place", place="road~woods")
     with pytest.raises(RulesError, match="no movement"):
-        rules.move(pm, "barbarian-1")
+        ask(pm, "move", unit="barbarian-1")
     with pytest.raises(RulesError, match="cannot shoot itself"):
-        rules.shot(pm, "john", "john")
+        ask(pm, "shot", shooter="john", target="john")
 
 
 def test_options_are_checked() -> None:
     pm = loads_places(GOOD)
     with pytest.raises(RulesError, match=r"unknown option 'tower' .*tower_counts"):
-        rules.options(pm, tower=1)
+        ask(pm, "move", options={"tower": 1}, unit="john")
     with pytest.raises(RulesError, match="option tower_counts: got 'x', expected one of"):
-        rules.options(pm, tower_counts="x")
+        ask(pm, "move", options={"tower_counts": "x"}, unit="john")
     with pytest.raises(RulesError, match="unknown option"):
-        rules.move(places_from_dict(_doc(options={"bogus": True})), "john")
+        ask(places_from_dict(_doc(options={"bogus": True})), "move", unit="john")
 
 
 junk = st.recursive(
-    st.none() | st.booleans() | st.integers(-3, 5) | st.sampled_from(
-        ["a", "b", "road", "Forêt", "Porte", "", "places"]),
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(
-        st.sampled_from(["arbitre", "places", "adjacent", "units", "id", "type", "place",
-                         "side", "junction", "parent", "encumbrance", "cover", "at",
-                         "arrived", "effects", "kind", "name"]), inner, max_size=5),
-    max_leaves=25)
+    st.none()
+    | st.booleans()
+    | st.integers(-3, 5)
+    | st.sampled_from(["a", "b", "road", "Forêt", "Porte", "", "places"]),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(
+            st.sampled_from(
+                [
+                    "arbitre",
+                    "places",
+                    "adjacent",
+                    "units",
+                    "id",
+                    "type",
+                    "place",
+                    "side",
+                    "junction",
+                    "parent",
+                    "encumbrance",
+                    "cover",
+                    "at",
+                    "arrived",
+                    "effects",
+                    "kind",
+                    "name",
+                ]
+            ),
+            inner,
+            max_size=5,
+        )
+    ),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -407,17 +593,29 @@ def random_map(seed: int) -> PlaceMap:
             if rng.random() < 0.35:
                 way.append({"junction": rng.sample(kinds, rng.randint(1, 2))})
             adjacent.append(way)
-    units = [{"id": "mover", "side": "a", "place": f"p{rng.randrange(n)}",
-              "movement": rng.randint(0, 18)}]
+    units = [
+        {
+            "id": "mover",
+            "side": "a",
+            "place": f"p{rng.randrange(n)}",
+            "movement": rng.randint(0, 18),
+        }
+    ]
     for k in range(rng.randint(0, 9)):
-        units.append({"id": f"u{k}", "side": rng.choice("abc"), "place": f"p{rng.randrange(n)}",
-                      "obstruction": rng.randint(0, 3)})
-    return places_from_dict({"arbitre": 1, "places": places, "adjacent": adjacent,
-                             "units": units})
+        units.append(
+            {
+                "id": f"u{k}",
+                "side": rng.choice("abc"),
+                "place": f"p{rng.randrange(n)}",
+                "obstruction": rng.randint(0, 3),
+            }
+        )
+    return places_from_dict({"arbitre": 1, "places": places, "adjacent": adjacent, "units": units})
 
 
-def bf_moves(pm: PlaceMap, unit: str, points: int,
-             opts: rules.PlacesOptions) -> dict[str, set[tuple[int, int]]]:
+def bf_moves(
+    pm: PlaceMap, unit: str, points: int, opts: rules.PlacesOptions
+) -> dict[str, set[tuple[int, int]]]:
     """Brute force: every simple path, its (exhaustion, points left); keep the Pareto front."""
     mover = pm.unit(unit)
     found: dict[str, set[tuple[int, int]]] = {}
@@ -431,9 +629,11 @@ def bf_moves(pm: PlaceMap, unit: str, points: int,
                 continue
             exhaustion = sum(rules.leaving(pm, mover, a, opts)[0] for a in path[:-1])
             labels.add((exhaustion, points - spent))
-        front = {(e, left) for e, left in labels
-                 if not any(e2 <= e and l2 >= left and (e2, l2) != (e, left)
-                            for e2, l2 in labels)}
+        front = {
+            (e, left)
+            for e, left in labels
+            if not any(e2 <= e and l2 >= left and (e2, l2) != (e, left) for e2, l2 in labels)
+        }
         if front:
             found[target] = front
     return found
@@ -444,10 +644,9 @@ def test_best_ways_agree_with_brute_force(batch: int) -> None:
     """P3-P4: the label-setting search is exact (30 random maps a batch, 240 in all)."""
     for seed in range(batch * 30, batch * 30 + 30):
         pm = random_map(seed)
-        opts = rules.options(pm)
         mover = pm.unit("mover")
         assert mover.movement is not None
-        ruling = rules.move(pm, "mover", opts=opts)
+        ruling = ask(pm, "move", unit="mover").ruling
         got: dict[str, set[tuple[int, int]]] = {}
         for w in ruling.ways:
             got.setdefault(w.place, set()).add((w.exhaustion, w.left))
@@ -456,11 +655,12 @@ def test_best_ways_agree_with_brute_force(batch: int) -> None:
             assert w.exhaustion == sum(s.exhaustion for s in w.steps), seed
             assert w.path[0] == mover.place and w.path[-1] == w.place, seed
             assert len(set(w.path)) == len(w.path), seed
-        assert got == bf_moves(pm, "mover", mover.movement, opts), seed
+        assert got == bf_moves(pm, "mover", mover.movement, rules.PlacesOptions()), seed
         assert len(ruling.ways) == sum(len(v) for v in got.values()), seed
         reachable = set(got)
-        assert set(ruling.unreachable) == {p.id for p in pm.places} - reachable - {
-            mover.place}, seed
+        assert set(ruling.unreachable) == {p.id for p in pm.places} - reachable - {mover.place}, (
+            seed
+        )
 
 
 def bf_line(pm: PlaceMap, a: str, b: str) -> tuple[int, int, tuple[str, ...]] | None:
@@ -472,9 +672,11 @@ def bf_line(pm: PlaceMap, a: str, b: str) -> tuple[int, int, tuple[str, ...]] | 
     best = None
     for path in nx.all_shortest_paths(pm.graph, a, b):
         js = [j for x, y in itertools.pairwise(path) for j in pm.junctions_between(x, y)]
-        key = (sum(j.blocks_ranged for j in js),
-               sum(pm.place(p).cover for p in path[1:]) + sum(j.ranged_reduction for j in js),
-               tuple(path))
+        key = (
+            sum(j.blocks_ranged for j in js),
+            sum(pm.place(p).cover for p in path[1:]) + sum(j.ranged_reduction for j in js),
+            tuple(path),
+        )
         best = key if best is None or key < best else best
     return best
 
@@ -484,9 +686,9 @@ def test_projectile_way_agrees_with_brute_force() -> None:
     checked = 0
     for seed in range(240):
         pm = random_map(seed)
-        opts = rules.options(pm, tower_counts="cover")
         for s, t in itertools.permutations([u.id for u in pm.units], 2):
-            ruling = rules.shot(pm, s, t, opts=opts)
+            ruling = ask(pm, "shot", shooter=s, target=t).ruling
+            assert sum(c.adds or 0 for c in ruling.way) == ruling.reduction, seed
             tower = any(e.kind == "final_place_only" for e in pm.place(pm.unit(s).place).effects)
             if tower:
                 continue
@@ -505,17 +707,10 @@ def test_projectile_way_agrees_with_brute_force() -> None:
 
 @pytest.fixture()
 def cli() -> Any:
-    app = typer.Typer()
-    register(app)
-
-    @app.command()
-    def render(file: Path, output: Annotated[Path, typer.Option("-o")]) -> None:
-        render_places_file(file, output)
-
     runner = CliRunner()
 
-    def run(*args: str) -> Any:
-        return runner.invoke(app, [str(a) for a in args])
+    def run(*args: object) -> Any:
+        return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "120"})
 
     return run
 
@@ -524,11 +719,13 @@ def test_cli_move_json_john(cli: Any) -> None:
     result = cli("move", GOLDEN[0].parent / "p3_john_worked_example.yaml", "john", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
-    assert doc["arbitre"] == 1 and doc["rules"] == "places"
+    validator().validate(doc)
+    assert (doc["arbitre"], doc["kind"], doc["rules"], doc["unit"]) == (2, "move", "places", None)
     (ruling,) = doc["rulings"]
     beyond = [w for w in ruling["ways"] if w["place"] == "beyond"]
     assert [(w["spent"], w["exhaustion"], w["left"]) for w in beyond] == [(3, 2, 4)]
     assert doc["options"]["tower_counts"] == "encumbrance"
+    assert "grazing_blocks" not in doc["options"]  # no geometry on a map of places
 
 
 def test_cli_move_points_and_text(cli: Any) -> None:
@@ -543,10 +740,42 @@ def test_cli_shot_and_options(cli: Any) -> None:
     (ruling,) = json.loads(result.output)["rulings"]
     assert ruling["allowed"] and ruling["reduction"] == 3 and ruling["range_bonus"] == 1
     result = cli("shot", EXAMPLE, "archer", "witch", "-O", "tower_counts=cover", "--json")
-    assert json.loads(result.output)["rulings"][0]["reduction"] == 0
+    doc = json.loads(result.output)
+    assert doc["rulings"][0]["reduction"] == 0 and doc["options"]["tower_counts"] == "cover"
     result = cli("shot", EXAMPLE, "archer", "scout")
     assert result.exit_code == 0 and "cannot shoot" in result.output
     assert "cannot be targeted by ranged weapons" in result.output
+
+
+def _rows(output: str) -> list[list[str]]:
+    """The cells of every table row."""
+    lines = [line.strip() for line in output.splitlines()]
+    return [[c.strip() for c in line[1:-1].split("│")] for line in lines if line.startswith("│")]
+
+
+def _row(output: str, first: str) -> list[str]:
+    """The cells of the table row starting with ``first``."""
+    return next(cells for cells in _rows(output) if cells[0] == first)
+
+
+@pytest.mark.parametrize(
+    ("shooter", "target", "reduction"),
+    [("archer", "witch", 3), ("scout", "sentry", 2), ("john", "sentry", 2)],
+)
+def test_cli_shot_table_adds_up_to_the_reduction(
+    cli: Any, shooter: str, target: str, reduction: int
+) -> None:
+    """The counts column shows what each crossed place or junction adds to the reduction:
+    Tour abandonnée counts the final place's encumbrance (3) though every cover is 0
+    (P6); mist adds 2 (P4); barricades their cover (P5)."""
+    result = cli("shot", EXAMPLE, shooter, target)
+    assert result.exit_code == 0, result.output
+    counts = [int(cells[2]) for cells in _rows(result.output) if cells[2]]
+    assert sum(counts) == reduction and counts
+    assert f"attack score -{reduction}" in result.output
+    if shooter == "archer":
+        assert _row(result.output, "glade (target)") == ["glade (target)", "0", "3"]
+        assert _row(result.output, "old-tower (shooter)") == ["old-tower (shooter)", "0", ""]
 
 
 def test_cli_place(cli: Any) -> None:
@@ -556,6 +785,8 @@ def test_cli_place(cli: Any) -> None:
     assert "a unit arriving now gets: if last arrived: defence score +2" in result.output
     doc = json.loads(cli("place", EXAMPLE, "main-street", "--json").output)
     assert doc["rulings"][0]["units"][0]["obstruction"] == 3  # sentry 2, Rue +1
+    merged = cli("place", EXAMPLE, "glade", "-O", "parent_effects=merge")
+    assert "effect: quickness +1" in merged.output
 
 
 def test_cli_errors_are_arbitre_errors(cli: Any, tmp_path: Path) -> None:
@@ -578,6 +809,12 @@ def test_cli_render(cli: Any, tmp_path: Path) -> None:
     ET.fromstring(out.read_text(encoding="utf-8"))
 
 
+def test_cli_places_commands_in_their_panel(cli: Any) -> None:
+    result = cli("--help")
+    assert result.exit_code == 0
+    assert "Places" in result.output
+
+
 # -- the example and the picture ------------------------------------------------------------
 
 
@@ -593,13 +830,62 @@ def test_render_draws_every_place_junction_and_unit() -> None:
     svg = render_places(pm)
     assert svg == render_places(pm)  # deterministic
     root = ET.fromstring(svg)
-    ids = {g.get("data-id"): g.get("class") for g in root.iter("{http://www.w3.org/2000/svg}g")}
+    ids = {g.get("data-id"): g.get("class") for g in root.iter(f"{SVG}g")}
     for p in pm.places:
         assert ids[p.id] == "place"
     for j in pm.junctions:
         assert ids[j.id] == "junction"
     for u in pm.units:
         assert ids[u.id] == "unit"
+
+
+def _card_effects(svg: str) -> dict[str, list[str]]:
+    """Each card's effect words: the whole texts (its title) and the lines drawn."""
+    found: dict[str, list[str]] = {}
+    for card in ET.fromstring(svg).iter(f"{SVG}g"):
+        if card.get("class") != "place":
+            continue
+        group = next((g for g in card.iter(f"{SVG}g") if g.get("class") == "effects"), None)
+        texts: list[str] = []
+        if group is not None:
+            title = group.find(f"{SVG}title")
+            assert title is not None and title.text
+            texts = title.text.split("\n")
+            drawn = " ".join(t.text or "" for t in group.findall(f"{SVG}text"))
+            if not drawn.endswith("…"):
+                assert drawn == " ".join(" ".join(t.split()) for t in texts)
+        found[str(card.get("data-id"))] = texts
+    return found
+
+
+@pytest.mark.parametrize("options", [None, {"parent_effects": "merge"}])
+def test_the_picture_shows_the_effects_the_place_ruling_words(options: Any) -> None:
+    """P6 in the picture: the effects a place grants under the options in force, in the
+    words of the ``place`` ruling (what ``arbitre place`` says), not re-worded."""
+    pm = load_places(EXAMPLE)
+    cards = _card_effects(render_places(pm, options=options))
+    for p in pm.places:
+        assert cards[p.id] == _texts(asked(pm, "place", options, place=p.id)["effects"]), p.id
+    if options:
+        assert cards["glade"] == ["if last arrived: defence score +2", "quickness +1"]
+    else:
+        assert cards["glade"] == ["if last arrived: defence score +2"]
+
+
+def test_the_picture_takes_the_maps_own_options() -> None:
+    doc = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    doc["options"] = {"parent_effects": "merge"}
+    pm = places_from_dict(doc)
+    assert _card_effects(render_places(pm))["glade"][-1] == "quickness +1"
+
+
+def test_the_picture_shows_each_units_obstruction_there() -> None:
+    """Rue: every unit present has obstruction +1 (P6), as the place ruling says."""
+    pm = load_places(EXAMPLE)
+    root = ET.fromstring(render_places(pm))
+    unit = next(g for g in root.iter(f"{SVG}g") if g.get("data-id") == "sentry")
+    title = unit.find(f"{SVG}title")
+    assert title is not None and "obstruction 3" in (title.text or "")
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -614,7 +900,7 @@ def test_automatic_layout_has_no_overlapping_cards(seed: int) -> None:
 @pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="needs rsvg-convert")
 def test_render_rasterises(tmp_path: Path) -> None:
     svg, png = tmp_path / "map.svg", tmp_path / "map.png"
-    render_places_file(EXAMPLE, svg)
+    svg.write_text(render_places(load_places(EXAMPLE)), encoding="utf-8")
     subprocess.run(["rsvg-convert", str(svg), "-o", str(png)], check=True)
     assert png.stat().st_size > 10_000
 
@@ -636,29 +922,33 @@ units:
 """
 
 
+def _way_to(pm: PlaceMap, place: str, **options: Any) -> Any:
+    (way,) = ask(pm, "move", options=options, unit="archer").ruling.ways_to(place)
+    return way
+
+
 def test_option_effects_on_passing() -> None:
     """P6 option: arrival effects of the places crossed, not only of the final one."""
     pm = loads_places(OPTIONS_MAP)
-    (way,) = rules.move(pm, "archer").ways_to("field")
-    assert way.bleeding == 1 and [e.describe() for e in way.effects] == ["will +1"]
-    opts = rules.options(pm, effects_on_passing=True)
-    (way,) = rules.move(pm, "archer", opts=opts).ways_to("field")
+    way = _way_to(pm, "field")
+    assert way.bleeding == 1 and [e.text for e in way.effects] == ["will +1"]
+    way = _way_to(pm, "field", effects_on_passing=True)
     assert way.bleeding == 2
-    assert [e.describe() for e in way.effects] == ["bleeding 1", "will +1"]
+    assert [e.text for e in way.effects] == ["bleeding 1", "will +1"]
 
 
 def test_option_bleeding_stacks() -> None:
     pm = loads_places(OPTIONS_MAP)
-    (way,) = rules.move(pm, "archer").ways_to("yard")
-    assert way.bleeding == 3
-    opts = rules.options(pm, bleeding_stacks=False)
-    (way,) = rules.move(pm, "archer", opts=opts).ways_to("yard")
-    assert way.bleeding == 1
+    assert _way_to(pm, "yard").bleeding == 3
+    assert _way_to(pm, "yard", bleeding_stacks=False).bleeding == 1
 
 
 def test_option_tower_over_doors() -> None:
     pm = loads_places(OPTIONS_MAP)
-    ruling = rules.shot(pm, "archer", "target")
-    assert not ruling.allowed and "door" in ruling.refusals[0]
-    ruling = rules.shot(pm, "archer", "target", opts=rules.options(pm, tower_over_doors=True))
+    ruling = ask(pm, "shot", shooter="archer", target="target").ruling
+    assert not ruling.allowed and "door" in ruling.refusals[0].text
+    assert ruling.refusals[0].rule == "P4" and ruling.refusals[0].ids[0] == "door"
+    ruling = ask(
+        pm, "shot", options={"tower_over_doors": True}, shooter="archer", target="target"
+    ).ruling
     assert ruling.allowed and ruling.reduction == 2 and ruling.counted == ("field",)

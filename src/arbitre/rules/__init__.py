@@ -15,7 +15,7 @@ from typing import Any
 from arbitre.errors import RulesError, UnknownRulesetError
 
 # the rulesets register themselves by declaring RULESET; imported after the values above
-from arbitre.rules import breath, darkage, frostgrave, mordheim, placemap
+from arbitre.rules import breath, darkage, frostgrave, mordheim, places
 from arbitre.rules.options import SharedOptions, as_dict, check_names, field_names, read_options
 from arbitre.rules.registry import Question, Ruleset
 from arbitre.rules.ruling import Answer, LosRuling, Reason
@@ -41,7 +41,7 @@ RULESETS: dict[str, Ruleset] = {
         darkage.RULESET,
         mordheim.RULESET,
         breath.RULESET,
-        placemap.RULESET,
+        places.RULESET,
     )
 }
 

@@ -119,11 +119,11 @@ def render(
     from arbitre.faces.svg.table import render_table
 
     subject = load(file)
+    options = option_pairs(option)
     if isinstance(subject, PlaceMap):
-        write_text(output, render_places(subject))
+        write_text(output, render_places(subject, options=options))
         out.print(f"wrote {output}")
         return
-    options = option_pairs(option)
     svg_rules, answer = None, None
     if shooter is not None:
         answer = ask(subject, "los", rules=rules or subject.rules or None, options=options,

@@ -1,0 +1,396 @@
+"""P3-P4: moving on a map of places.
+
+:func:`move` rules every place a unit can end its move on, with the best ways there:
+fewest exhaustion, then most movement points left, and every way that trades one against
+the other (the Pareto front over (exhaustion, points left)). Entering a place costs its
+encumbrance plus that of the junctions crossed on the way (P4); leaving a place gains the
+obstruction of every adversary on it (P3, Rue's +1 included, P6).
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from arbitre.errors import RulesError
+from arbitre.places import Effect, PlaceMap, Unit
+from arbitre.rules.places.common import (
+    EFFECT,
+    JUNCTION,
+    Granted,
+    JunctionRef,
+    PlacesOptions,
+    bleeding,
+    describe,
+    effects_of,
+    granted,
+    obstruction_bonus,
+    placemap_of,
+    refs,
+)
+from arbitre.rules.ruling import Reason, reasons_json
+from arbitre.rules.schema import IDS, INT, REASONS, STR, array, obj
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRequest:
+    """Where ``unit`` can go with ``points`` movement points (default: its movement)."""
+
+    unit: str
+    points: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One step of a move: into an adjacent place, across the junctions between (P3, P4)."""
+
+    start: str
+    end: str
+    junctions: tuple[JunctionRef, ...]
+    cost: int
+    exhaustion: int
+    adversaries: tuple[str, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "from": self.start,
+            "to": self.end,
+            "junctions": [j.to_json() for j in self.junctions],
+            "cost": self.cost,
+            "exhaustion": self.exhaustion,
+            "adversaries": list(self.adversaries),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Way:
+    """One best way to a place: what it costs, what it gains, step by step (P3-P6)."""
+
+    place: str
+    path: tuple[str, ...]
+    steps: tuple[Step, ...]
+    spent: int
+    left: int
+    exhaustion: int
+    bleeding: int
+    effects: tuple[Granted, ...]
+    reasons: tuple[Reason, ...]
+
+    @property
+    def junctions(self) -> tuple[str, ...]:
+        """The ids of the junctions crossed, in order."""
+        return tuple(j.id for s in self.steps for j in s.junctions)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "place": self.place,
+            "path": list(self.path),
+            "junctions": list(self.junctions),
+            "spent": self.spent,
+            "left": self.left,
+            "exhaustion": self.exhaustion,
+            "bleeding": self.bleeding,
+            "effects": [e.to_json() for e in self.effects],
+            "steps": [s.to_json() for s in self.steps],
+            "reasons": reasons_json(self.reasons),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class MoveRuling:
+    """Every place ``unit`` can end its move on, with its best ways there (P3-P4).
+
+    ``ways`` are grouped by place, places sorted by their best way (fewest exhaustion,
+    then most points left, then file order), a place's ways by fewest exhaustion; a place
+    has more than one way only when they trade exhaustion against points left.
+    """
+
+    kind: ClassVar[str] = "move"
+
+    unit: str
+    start: str
+    points: int
+    ways: tuple[Way, ...]
+    unreachable: tuple[str, ...]
+    reasons: tuple[Reason, ...]
+    refusals: tuple[Reason, ...] = ()
+
+    def ways_to(self, place: str) -> tuple[Way, ...]:
+        return tuple(w for w in self.ways if w.place == place)
+
+    @property
+    def places(self) -> tuple[str, ...]:
+        """The places within reach, best first."""
+        return tuple(dict.fromkeys(w.place for w in self.ways))
+
+    def to_json(self, unit: object = None) -> dict[str, Any]:
+        """The JSON form (no lengths: ``unit`` is not used)."""
+        return {
+            "kind": self.kind,
+            "unit": self.unit,
+            "start": self.start,
+            "points": self.points,
+            "ways": [w.to_json() for w in self.ways],
+            "unreachable": list(self.unreachable),
+            "reasons": reasons_json(self.reasons),
+            "refusals": reasons_json(self.refusals),
+        }
+
+
+STEP = obj(
+    {
+        "from": STR,
+        "to": STR,
+        "junctions": array(JUNCTION),
+        "cost": INT,
+        "exhaustion": INT,
+        "adversaries": IDS,
+    }
+)
+WAY = obj(
+    {
+        "place": STR,
+        "path": IDS,
+        "junctions": IDS,
+        "spent": INT,
+        "left": INT,
+        "exhaustion": INT,
+        "bleeding": INT,
+        "effects": array(EFFECT),
+        "steps": array(STEP),
+        "reasons": REASONS,
+    }
+)
+#: JSON Schema of a move ruling beyond kind, reasons and refusals.
+SCHEMA: dict[str, Any] = {
+    "properties": {
+        "unit": STR,
+        "start": STR,
+        "points": INT,
+        "ways": array(WAY),
+        "unreachable": IDS,
+    },
+    "required": ["unit", "start", "points", "ways", "unreachable"],
+}
+
+
+def leaving(
+    placemap: PlaceMap, mover: Unit, place: str, options: PlacesOptions
+) -> tuple[int, tuple[str, ...]]:
+    """Exhaustion gained leaving ``place``: the obstruction of every adversary on it (P3),
+    each raised by the place's obstruction effects (Rue, P6); and those adversaries."""
+    bonus = obstruction_bonus(placemap.place(place), options)
+    foes = [u for u in placemap.units_on(place) if u.side != mover.side and u.id != mover.id]
+    return sum(u.obstruction + bonus for u in foes), tuple(u.id for u in foes)
+
+
+def step_cost(placemap: PlaceMap, a: str, b: str) -> int:
+    """Movement points to go from ``a`` into adjacent ``b``: b's encumbrance plus that of
+    every junction between (P3, P4)."""
+    return placemap.place(b).encumbrance + sum(
+        j.encumbrance for j in placemap.junctions_between(a, b)
+    )
+
+
+def _arrival(
+    placemap: PlaceMap, place: str, mover: str, options: PlacesOptions, *, final: bool
+) -> list[Effect]:
+    """The effects ``mover`` gets arriving on ``place`` now (P6): unconditional ones, the
+    last arrived's (it is the last), the first arrived's when nobody else is there; passing
+    through (``final`` false), only stats, resources and bleeding."""
+    others = [u for u in placemap.units_on(place) if u.id != mover]
+    keep = []
+    for e in effects_of(placemap.place(place), options):
+        if e.when == "first" and (others or not final):
+            continue
+        if e.when == "last" and not final:
+            continue
+        if not final and e.kind not in ("stat", "resource", "bleeding"):
+            continue
+        keep.append(e)
+    return keep
+
+
+#: A label of the search: (exhaustion, points spent, bleeding, steps, path).
+_Label = tuple[int, int, int, int, tuple[str, ...]]
+
+
+def _fronts(
+    placemap: PlaceMap, mover: Unit, budget: int, options: PlacesOptions
+) -> dict[str, list[_Label]]:
+    """The Pareto front of (exhaustion, points spent) of every place within reach (P3-P4):
+    a label-setting search, exact; labels popped in order, so a label is kept only when
+    no kept one spends as little or less."""
+    leave = {p.id: leaving(placemap, mover, p.id, options)[0] for p in placemap.places}
+    heap: list[_Label] = [(0, 0, 0, 0, (mover.place,))]
+    fronts: dict[str, list[_Label]] = {}
+    while heap:
+        label = heapq.heappop(heap)
+        exhaustion, spent, bled, n, path = label
+        here = path[-1]
+        front = fronts.setdefault(here, [])
+        if any(s <= spent for _, s, *_ in front):
+            continue
+        front.append(label)
+        for there in placemap.graph.neighbors(here):
+            cost = step_cost(placemap, here, there)
+            if there in path or spent + cost > budget:
+                continue
+            bleed = sum(j.bleeding for j in placemap.junctions_between(here, there))
+            if options.effects_on_passing:
+                passing = _arrival(placemap, there, mover.id, options, final=False)
+                bleed += sum(e.amount for e in passing if e.kind == "bleeding")
+            heapq.heappush(
+                heap,
+                (exhaustion + leave[here], spent + cost, bled + bleed, n + 1, (*path, there)),
+            )
+    return fronts
+
+
+def move(subject: object, request: MoveRequest, *, options: PlacesOptions) -> list[MoveRuling]:
+    """Every place ``request.unit`` can end its move on with ``request.points`` (default:
+    its movement), and the best ways there (P3-P4): every Pareto-optimal (exhaustion,
+    points spent) pair; ties broken by fewest bleeding, then fewest steps, then place ids."""
+    placemap = placemap_of(subject, "move")
+    mover = placemap.unit(request.unit)
+    budget = mover.movement if request.points is None else request.points
+    if budget is None:
+        raise RulesError(f"unit {mover.id!r} has no movement: give the points (--points N)")
+    if budget < 0:
+        raise RulesError(f"movement points must be >= 0, got {budget}")
+    fronts = _fronts(placemap, mover, budget, options)
+    order = {p.id: k for k, p in enumerate(placemap.places)}
+    reached = sorted(
+        (p for p in fronts if p != mover.place),
+        key=lambda p: (fronts[p][0][0], fronts[p][0][1], order[p]),
+    )
+    ways = tuple(
+        _way(placemap, mover, label[4], budget, options) for p in reached for label in fronts[p]
+    )
+    unreachable = tuple(p.id for p in placemap.places if p.id != mover.place and p.id not in fronts)
+    ruling = MoveRuling(
+        unit=mover.id,
+        start=mover.place,
+        points=budget,
+        ways=ways,
+        unreachable=unreachable,
+        reasons=_reasons(placemap, mover, budget, unreachable, options),
+    )
+    return [ruling]
+
+
+def _reasons(
+    placemap: PlaceMap,
+    mover: Unit,
+    budget: int,
+    unreachable: tuple[str, ...],
+    options: PlacesOptions,
+) -> tuple[Reason, ...]:
+    """Why a move goes where it goes: P1 adjacency, P3 costs and exhaustion, P4 junctions."""
+    here, unit = mover.place, mover.id
+    near = placemap.neighbours(here)
+    reasons = [
+        Reason(
+            "P1",
+            (here, *near),
+            f"a move goes from place to adjacent place; next to {here}: "
+            f"{', '.join(near) or 'nothing'}",
+        ),
+        Reason(
+            "P3",
+            (unit, here),
+            f"{unit} on {here} has {budget} movement points; entering a place costs its "
+            "encumbrance",
+        ),
+    ]
+    gained, foes = leaving(placemap, mover, here, options)
+    if foes:
+        reasons.append(
+            Reason(
+                "P3",
+                (unit, *foes),
+                f"leaving {here} gains {gained} exhaustion: the obstruction of {', '.join(foes)}",
+            )
+        )
+    reasons.append(
+        Reason(
+            "P4",
+            (unit,),
+            "a move ends on a place, never on a junction; junctions add their encumbrance to "
+            "the step across them",
+        )
+    )
+    if unreachable:
+        reasons.append(
+            Reason(
+                "P3",
+                unreachable,
+                f"out of reach with {budget} points: {', '.join(unreachable)}",
+            )
+        )
+    return tuple(reasons)
+
+
+def _step(
+    placemap: PlaceMap, mover: Unit, a: str, b: str, options: PlacesOptions
+) -> tuple[Step, list[int], list[Reason]]:
+    """One step of a way, the bleeding its junctions give, and its reasons (P3, P4)."""
+    junctions = placemap.junctions_between(a, b)
+    exhaustion, foes = leaving(placemap, mover, a, options)
+    step = Step(
+        start=a,
+        end=b,
+        junctions=refs(junctions),
+        cost=step_cost(placemap, a, b),
+        exhaustion=exhaustion,
+        adversaries=foes,
+    )
+    reasons, bled = [], []
+    text = f"{a} -> {b}: encumbrance {placemap.place(b).encumbrance}"
+    for j in junctions:
+        text += f", {j.kind} {j.id} +{j.encumbrance}" if j.encumbrance else ""
+        if j.bleeding:
+            bled.append(j.bleeding)
+            reasons.append(
+                Reason("P4", (mover.id, j.id), f"crossing {j.kind} {j.id}: bleeding {j.bleeding}")
+            )
+    ids = tuple(j.id for j in junctions)
+    reasons.append(Reason("P4" if junctions else "P3", (a, b, *ids), f"{text}: {step.cost} points"))
+    if foes:
+        reasons.append(
+            Reason("P3", (a, *foes), f"leaving {a}: +{exhaustion} exhaustion ({', '.join(foes)})")
+        )
+    return step, bled, reasons
+
+
+def _way(
+    placemap: PlaceMap, mover: Unit, path: tuple[str, ...], budget: int, options: PlacesOptions
+) -> Way:
+    """The costs, gains and reasons of one way (P3, P4, P6)."""
+    steps, reasons, gained, bled = [], [], [], []
+    for a, b in itertools.pairwise(path):
+        step, step_bled, step_reasons = _step(placemap, mover, a, b, options)
+        steps.append(step)
+        bled += step_bled
+        reasons += step_reasons
+        final = b == path[-1]
+        if final or options.effects_on_passing:
+            for e in _arrival(placemap, b, mover.id, options, final=final):
+                gained.append(e)
+                if e.kind == "bleeding" and e.per == "arrival":
+                    bled.append(e.amount)
+                reasons.append(Reason("P6", (mover.id, b), f"arriving on {b}: {describe(e)}"))
+    spent = sum(s.cost for s in steps)
+    return Way(
+        place=path[-1],
+        path=path,
+        steps=tuple(steps),
+        spent=spent,
+        left=budget - spent,
+        exhaustion=sum(s.exhaustion for s in steps),
+        bleeding=bleeding(bled, options),
+        effects=granted(gained),
+        reasons=tuple(reasons),
+    )
