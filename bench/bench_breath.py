@@ -1,11 +1,13 @@
 """Benchmark: the exact 360-degree ``--best`` search of one breath cone (B1-B8) against
 dense sampling of aims, both in this process, on seeded 200-model tables.
 
-The exact search (:func:`arbitre.rules.breath.best`) enumerates the critical aims where a
+The exact search (:func:`arbitre.rules.breath.best`, the ``breath`` question's
+``best=True``) enumerates the critical aims where a
 base enters or leaves the cone (and, for an impacting breath, where the B7 order changes;
 with ``template_blocked``, where terrain starts or stops shielding a base) and values one
-aim per arc exactly. The baseline rules ``--samples`` evenly spaced aims in full (as a
-user would with ``--angle`` in a loop) and keeps the best; it may miss narrow arcs, which
+aim per arc exactly. The baseline (:func:`arbitre.testing.best_by_sampling`) rules
+``--samples`` evenly spaced aims in full (as a user would with ``--angle`` in a loop) and
+keeps the best; it may miss narrow arcs, which
 the last column shows. Compilation and caches are warmed first.
 Usage: ``python bench/bench_breath.py [--samples 720] [--repeats 5]``.
 """
@@ -14,13 +16,18 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
+from typing import TypeVar
 
 import numpy as np
 
 from arbitre.rules import breath
 from arbitre.table import Table, Weapon
-from arbitre.testing import random_table
+from arbitre.testing import best_by_sampling, random_table
+
+T = TypeVar("T")
 
 WEAPONS = {
     "enveloping": "Souffle englobant (acide • puissance 5/2)",
@@ -42,15 +49,17 @@ def armed(width: float | None, blocked: bool) -> tuple[Table, str]:
         engaged = (table.models[i + 1].id,) if i % 7 == 3 and i + 1 < len(table.models) else ()
         weapons = tuple(Weapon(k, breath=v) for k, v in WEAPONS.items()) if i == shooter else ()
         models.append(replace(m, stats=stats, engaged=engaged, weapons=weapons))
-    return replace(table, models=tuple(models), toise=25.0,
-                   options=(("template_blocked", blocked),)), table.models[shooter].id
+    return replace(
+        table, models=tuple(models), toise=25.0, options=(("template_blocked", blocked),)
+    ), table.models[shooter].id
 
 
-def timed(repeats: int, f: object) -> tuple[float, object]:
-    best, out = float("inf"), None
+def timed(repeats: int, f: Callable[[], T]) -> tuple[float, T]:
+    """The best time of ``repeats`` calls of ``f``, and its result."""
+    best = float("inf")
     for _ in range(repeats):
         t0 = time.perf_counter()
-        out = f()  # type: ignore[operator]
+        out = f()
         best = min(best, time.perf_counter() - t0)
     return best, out
 
@@ -63,23 +72,32 @@ def main() -> None:
     warm, who = armed(900.0, True)
     for w in WEAPONS:  # compile the kernels, fill the dice caches
         breath.best(warm, who, w)
-    print(f"{'table':>14} {'breath':>11} {'blocked':>7} {'arcs':>5} {'exact ms':>9} "
-          f"{'sampled s':>9} {'ratio':>7}  sampling ({args.samples} aims) found the best?")
+    print(
+        f"{'table':>14} {'breath':>11} {'blocked':>7} {'arcs':>5} {'exact ms':>9} "
+        f"{'sampled s':>9} {'ratio':>7}  sampling ({args.samples} aims) found the best?"
+    )
     for label, width in (("sparse 2.5 m", None), ("crowded 0.9 m", 900.0)):
         for blocked in (False, True):
             table, shooter = armed(width, blocked)
             for w in WEAPONS:
-                t_exact, found = timed(args.repeats, lambda t=table, s=shooter, w=w: breath.best(
-                    t, s, w))
-                assert isinstance(found, breath.BestAim)
-                t_sample, (_, value) = timed(1, lambda t=table, s=shooter, w=w:  # type: ignore[misc]
-                                             breath.best_by_sampling(t, s, w, args.samples))
+                t_exact, found = timed(args.repeats, partial(breath.best, table, shooter, w))
+                assert found.best is not None and found.search is not None
+                t_sample, (_, value) = timed(
+                    1, partial(best_by_sampling, table, shooter, w, args.samples)
+                )
                 assert value <= found.best.value
-                note = "yes" if value == found.best.value else (
-                    f"no: {float(value):.3f} < {float(found.best.value):.3f} (best arc "
-                    f"{found.best.end - found.best.start:.2f} deg wide)")
-                print(f"{label:>14} {w:>11} {blocked!s:>7} {found.arcs:>5} "
-                      f"{t_exact * 1e3:>9.1f} {t_sample:>9.2f} {t_sample / t_exact:>7.0f}  {note}")
+                note = (
+                    "yes"
+                    if value == found.best.value
+                    else (
+                        f"no: {float(value):.3f} < {float(found.best.value):.3f} (best arc "
+                        f"{found.best.width:.2f} deg wide)"
+                    )
+                )
+                print(
+                    f"{label:>14} {w:>11} {blocked!s:>7} {found.search.arcs:>5} "
+                    f"{t_exact * 1e3:>9.1f} {t_sample:>9.2f} {t_sample / t_exact:>7.0f}  {note}"
+                )
 
 
 if __name__ == "__main__":

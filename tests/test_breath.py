@@ -1,6 +1,7 @@
 """Breath weapons (B1-B10): golden scenarios citing their rules (the seed's acid example
-first), the B4 notation, the exact laws against the enumerated procedure, the best aim
-against dense sampling, the command and the picture."""
+first), asked through the registry; the B4 notation; the exact laws against the enumerated
+procedure, and the procedure itself against icepool; the best aim against dense sampling;
+the JSON 2 form against the output schema; the command and the picture."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+import icepool
+import jsonschema
 import numpy as np
 import pytest
 import typer
@@ -35,20 +38,26 @@ from arbitre.errors import ArbitreError, RulesError
 from arbitre.faces.svg.breath import breath_overlay
 from arbitre.faces.svg.table import render_table
 from arbitre.geometry import Disc, Point
-from arbitre.rules import breath
+from arbitre.rules import Answer, ask, breath, find_ruleset
 from arbitre.rules.breath.notation import BreathNotation, parse
+from arbitre.rules.schema import output_schema
 from arbitre.table import Model, Table, Weapon
-from arbitre.testing import random_table
+from arbitre.testing import best_by_sampling, random_table
 
 GOLDEN = sorted((Path(__file__).parent / "golden" / "breath").glob("*.yaml"))
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("breath-*.yaml"))
 RULES = {f"B{i}" for i in range(1, 11)}
-_OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul,
-        ast.Div: operator.truediv}
+_OPS = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
 
 
 def frac(text: object) -> Fraction:
     """An exact number written in a golden file: ``10/3 + 599/243``, ``1/4 * 5/4``."""
+
     def ev(node: ast.AST) -> Fraction:
         if isinstance(node, ast.Constant) and isinstance(node.value, int):
             return Fraction(node.value)
@@ -71,13 +80,19 @@ def test_every_b_rule_has_a_golden_scenario() -> None:
     assert cited >= RULES, RULES - cited
 
 
-def _template(table: Table, case: dict[str, Any]) -> T.Template:
+def _ask(table: Table, case: dict[str, Any], **extra: Any) -> Answer:
+    """The case's question through the registry: ``blast`` for a blast, else ``breath``."""
+    request = {
+        "shooter": case["shooter"],
+        "weapon": case["weapon"],
+        "order": case.get("order"),
+        **extra,
+    }
     if "blast" in case:
         x, y, r = case["blast"]
-        return T.Blast(Point(table.unit.to_mm(x), table.unit.to_mm(y)), table.unit.to_mm(r))
-    angle = case["angle"] if "angle" in case else T.aim_at(table, case["shooter"],
-                                                           case["toward"])
-    return T.place_cone(table, case["shooter"], angle)
+        return ask(table, "blast", at=(x, y), radius=r, **request)
+    aim = {k: case[k] for k in ("angle", "toward", "best") if k in case}
+    return ask(table, "breath", **aim, **request)
 
 
 @pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
@@ -88,26 +103,27 @@ def test_golden(path: Path) -> None:
         where = f"{path.name}: {case}"
         if "error" in case:
             with pytest.raises(RulesError, match=case["error"]):
-                breath.rule(table, case["shooter"], case["weapon"], _template(table, case),
-                            order=case.get("order"))
+                _ask(table, case)
             continue
+        answer = _ask(table, case, seed=case.get("seed"))
+        assert answer.kind == answer.rules or answer.rules == "breath"
+        ruling: breath.BreathRuling = answer.ruling
+        assert ruling.kind == ("blast" if "blast" in case else "breath"), where
         if case.get("best"):
-            found = breath.best(table, case["shooter"], case["weapon"])
-            ruling = found.ruling
-            assert found.best.value == ruling.value, where
+            assert ruling.best is not None and ruling.search is not None
+            assert ruling.best.value == ruling.value, where
             if "runner_up_value" in case:
-                assert found.runner_up is not None
-                assert found.runner_up.value == frac(case["runner_up_value"]), where
+                assert ruling.runner_up is not None
+                assert ruling.runner_up.value == frac(case["runner_up_value"]), where
             lo, hi = case.get("angle_between", (0, 360))
-            assert lo <= found.best.angle <= hi, where
-        else:
-            ruling = breath.rule(table, case["shooter"], case["weapon"], _template(table, case),
-                                 order=case.get("order"))
+            assert lo <= ruling.best.angle <= hi, where
         _check(table, doc, case, ruling, where)
+        jsonschema.validate(answer.to_json(), output_schema())
 
 
-def _check(table: Table, doc: dict[str, Any], case: dict[str, Any], ruling: breath.BreathRuling,
-           where: str) -> None:
+def _check(
+    table: Table, doc: dict[str, Any], case: dict[str, Any], ruling: breath.BreathRuling, where: str
+) -> None:
     if "victims" in case:
         want = tuple(tuple(sorted(v)) if isinstance(v, list) else (v,) for v in case["victims"])
         assert ruling.plan.groups == want, where
@@ -117,7 +133,8 @@ def _check(table: Table, doc: dict[str, Any], case: dict[str, Any], ruling: brea
     if "apex" in case:
         assert isinstance(ruling.template, T.Cone)
         assert (ruling.template.apex.x, ruling.template.apex.y) == pytest.approx(
-            tuple(table.unit.to_mm(c) for c in case["apex"])), where
+            tuple(table.unit.to_mm(c) for c in case["apex"])
+        ), where
     if "angle_is" in case:
         assert isinstance(ruling.template, T.Cone)
         assert ruling.template.angle == pytest.approx(case["angle_is"]), where
@@ -148,43 +165,60 @@ def _check(table: Table, doc: dict[str, Any], case: dict[str, Any], ruling: brea
         assert rule in ruling.rules, (where, rule, ruling.reasons)
         assert rule in doc["cites"], (where, rule, "cite the rules you check")
     if "seed" in case:
-        result = breath.roll(ruling, case["seed"])
+        result = ruling.roll
+        assert result is not None and result.log.seed == case["seed"], where
         labels = {d.label for d in result.log.dice}
         assert set(case.get("log_labels", [])) <= labels, (where, labels)
-        assert result == breath.roll(ruling, case["seed"])
+        assert result == breath.roll(ruling.plan, case["seed"])
         assert replay_procedure(partial(breath.resolve, ruling.plan), result.log) == result.hits
+    else:
+        assert ruling.roll is None, where
 
 
 def test_examples_load_and_rule() -> None:
     assert EXAMPLES
+    schema = output_schema()
     for path in EXAMPLES:
         table = scenario.load(path)
-        assert not breath.weapon_problems(table)
+        assert not breath.check(table)
         for m in table.models:
             for w in m.weapons:
                 if w.breath:
-                    breath.rule(table, m.id, w.name, T.place_cone(table, m.id, 0.0))
+                    answer = ask(table, "breath", shooter=m.id, weapon=w.name, angle=0.0, seed=1)
+                    jsonschema.validate(answer.to_json(), schema)
 
 
 # --- the B4 notation -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("text", "want"), [
-    ("Souffle englobant (acide • puissance 5/2)",
-     BreathNotation("enveloping", "acide", 5, 2)),
-    ("souffle percutant (mitraille • puissance 4/1)",
-     BreathNotation("impacting", "mitraille", 4, 1)),
-    ("SOUFFLE ENGLOBANT (feu · 3/2)", BreathNotation("enveloping", "feu", 3, 2)),
-    ("Souffle englobant (gaz soporifique • étourdi)",
-     BreathNotation("enveloping", "gaz soporifique", state="étourdi")),
-    ("Souffle percutant (lumière • puissance aveuglé)",
-     BreathNotation("impacting", "lumière", state="aveuglé")),
-    ("Enveloping breath (acid • power 5/2)", BreathNotation("enveloping", "acid", 5, 2)),
-    ("impacting Breath (grapeshot | Power 6/3)",
-     BreathNotation("impacting", "grapeshot", 6, 3)),
-    ("Enveloping breath (sleep gas ; stunned)",
-     BreathNotation("enveloping", "sleep gas", state="stunned")),
-])
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("Souffle englobant (acide • puissance 5/2)", BreathNotation("enveloping", "acide", 5, 2)),
+        (
+            "souffle percutant (mitraille • puissance 4/1)",
+            BreathNotation("impacting", "mitraille", 4, 1),
+        ),
+        ("SOUFFLE ENGLOBANT (feu · 3/2)", BreathNotation("enveloping", "feu", 3, 2)),
+        (
+            "Souffle englobant (gaz soporifique • étourdi)",
+            BreathNotation("enveloping", "gaz soporifique", state="étourdi"),
+        ),
+        (
+            "Souffle percutant (lumière • puissance aveuglé)",
+            BreathNotation("impacting", "lumière", state="aveuglé"),
+        ),
+        ("Enveloping breath (acid • power 5/2)", BreathNotation("enveloping", "acid", 5, 2)),
+        (
+            "impacting Breath (grapeshot | Power 6/3)",
+            BreathNotation("impacting", "grapeshot", 6, 3),
+        ),
+        (
+            "Enveloping breath (sleep gas ; stunned)",
+            BreathNotation("enveloping", "sleep gas", state="stunned"),
+        ),
+    ],
+)
 def test_notation_reads_french_and_english(text: str, want: BreathNotation) -> None:
     got = parse(text)
     assert replace(got, text="") == want
@@ -195,33 +229,45 @@ def test_notation_reads_french_and_english(text: str, want: BreathNotation) -> N
 _WORD = st.text(alphabet="abcdefghijklmnopqrstuvwxyzéèêàçñœßABCDEÉÈZ", min_size=1, max_size=12)
 
 
-@given(nature=st.sampled_from(["enveloping", "impacting"]),
-       kind=st.lists(_WORD, min_size=1, max_size=3).map(" ".join),
-       difficulty=st.integers(1, 6), power=st.integers(1, 20),
-       state=st.none() | _WORD.filter(lambda w: w.lower() not in ("puissance", "power")))
-def test_notation_round_trips(nature: str, kind: str, difficulty: int, power: int,
-                              state: str | None) -> None:
-    want = BreathNotation(nature, kind, None if state else difficulty,  # type: ignore[arg-type]
-                          None if state else power, state)
+@given(
+    nature=st.sampled_from(["enveloping", "impacting"]),
+    kind=st.lists(_WORD, min_size=1, max_size=3).map(" ".join),
+    difficulty=st.integers(1, 6),
+    power=st.integers(1, 20),
+    state=st.none() | _WORD.filter(lambda w: w.lower() not in ("puissance", "power")),
+)
+def test_notation_round_trips(
+    nature: str, kind: str, difficulty: int, power: int, state: str | None
+) -> None:
+    want = BreathNotation(
+        nature,  # type: ignore[arg-type]
+        kind,
+        None if state else difficulty,
+        None if state else power,
+        state,
+    )
     for text in (want.french(), want.english()):
         assert replace(parse(text), text="") == want, text
 
 
-@pytest.mark.parametrize(("text", "needle"), [
-    ("", "it is empty"),
-    ("Breath of fire", "must start with 'Souffle <nature>'"),
-    ("Souffle brûlant (feu • puissance 5/2)", "unknown nature 'brûlant'"),
-    ("Souffle englobant feu • puissance 5/2", "in brackets"),
-    ("Souffle englobant (feu puissance 5/2)", "found no separator"),
-    ("Souffle englobant (feu • puissance 5/2 • 3)", "found 2 separators"),
-    ("Souffle englobant ( • puissance 5/2)", "damage type before '•' is missing"),
-    ("Souffle englobant (feu • )", "after '•' are missing"),
-    ("Souffle englobant (feu • puissance 7/2)", "Difficulty 7 is not 1 to 6"),
-    ("Souffle englobant (feu • puissance 0/2)", "Difficulty 0 is not 1 to 6"),
-    ("Souffle englobant (feu • puissance 5/0)", "Power 0 must be at least 1"),
-    ("Souffle englobant (feu • puissance 5)", "neither 'puissance X/Y'"),
-    ("Souffle englobant (feu • puissance 5/2.5)", "neither 'puissance X/Y'"),
-])
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("", "it is empty"),
+        ("Breath of fire", "must start with 'Souffle <nature>'"),
+        ("Souffle brûlant (feu • puissance 5/2)", "unknown nature 'brûlant'"),
+        ("Souffle englobant feu • puissance 5/2", "in brackets"),
+        ("Souffle englobant (feu puissance 5/2)", "found no separator"),
+        ("Souffle englobant (feu • puissance 5/2 • 3)", "found 2 separators"),
+        ("Souffle englobant ( • puissance 5/2)", "damage type before '•' is missing"),
+        ("Souffle englobant (feu • )", "after '•' are missing"),
+        ("Souffle englobant (feu • puissance 7/2)", "Difficulty 7 is not 1 to 6"),
+        ("Souffle englobant (feu • puissance 0/2)", "Difficulty 0 is not 1 to 6"),
+        ("Souffle englobant (feu • puissance 5/0)", "Power 0 must be at least 1"),
+        ("Souffle englobant (feu • puissance 5)", "neither 'puissance X/Y'"),
+        ("Souffle englobant (feu • puissance 5/2.5)", "neither 'puissance X/Y'"),
+    ],
+)
 def test_bad_notation_says_what_is_wrong(text: str, needle: str) -> None:
     with pytest.raises(RulesError, match=r"bad breath notation .*" + re.escape(needle)) as err:
         parse(text, where="weapon 'x' of y")
@@ -236,9 +282,17 @@ def _small(models: list[Model], **kw: Any) -> Table:
 
 def test_weapon_lookup_and_its_errors() -> None:
     acid = Weapon("Acid cloud", breath="Souffle englobant (acide • puissance 5/2)")
-    table = _small([Model("w", "m", Point(50, 150), weapons=(acid, Weapon("Bow", 300.0))),
-                    Model("bad", "m", Point(300, 150), weapons=(
-                        Weapon("Odd", breath="Souffle tiède (x • 1/1)"),))])
+    table = _small(
+        [
+            Model("w", "m", Point(50, 150), weapons=(acid, Weapon("Bow", 300.0))),
+            Model(
+                "bad",
+                "m",
+                Point(300, 150),
+                weapons=(Weapon("Odd", breath="Souffle tiède (x • 1/1)"),),
+            ),
+        ]
+    )
     assert breath.breath_weapon(table, "w", "acid CLOUD").name == "Acid cloud"
     given = breath.breath_weapon(table, "w", "Impacting breath (shot • power 4/1)")
     assert given.notation.nature == "impacting"
@@ -250,28 +304,109 @@ def test_weapon_lookup_and_its_errors() -> None:
         breath.breath_weapon(table, "w", "Souffle tiède (x • 1/1)")
     with pytest.raises(RulesError, match=r"weapon 'Odd' of 'bad': .*unknown nature 'tiède'"):
         breath.breath_weapon(table, "bad", "Odd")
-    assert breath.weapon_problems(table) == [
-        "models[1].weapons[0].breath: bad breath notation 'Souffle tiède (x • 1/1)': unknown "
-        "nature 'tiède' (expected englobant or percutant; in English enveloping or "
-        "impacting); write e.g. 'Souffle englobant (acide • puissance 5/2)' or 'Enveloping "
-        "breath (acid • power 5/2)' (B4)"]
+    assert breath.breath_weapon(table, "w").name == "Acid cloud"  # its only breath weapon
+    two = replace(
+        table,
+        models=(
+            replace(table.models[0], weapons=(acid, replace(acid, name="Spit"))),
+            *table.models[1:],
+        ),
+    )
+    with pytest.raises(
+        RulesError,
+        match=r"'w' has 2 breath weapons \('Acid cloud', 'Spit'\): "
+        "name one",
+    ):
+        ask(two, "breath", shooter="w", angle=0)
+    unarmed = replace(table, models=(table.models[0], replace(table.models[1], weapons=())))
+    with pytest.raises(RulesError, match="'bad' has no breath weapons: name one"):
+        breath.breath_weapon(unarmed, "bad")
+    assert (
+        breath.check(table)
+        == breath.weapon_problems(table)
+        == [
+            "models[1].weapons[0].breath: bad breath notation 'Souffle tiède (x • 1/1)': unknown "
+            "nature 'tiède' (expected englobant or percutant; in English enveloping or "
+            "impacting); write e.g. 'Souffle englobant (acide • puissance 5/2)' or 'Enveloping "
+            "breath (acid • power 5/2)' (B4)"
+        ]
+    )
 
 
 def test_stats_and_options_are_checked() -> None:
     shot = "Souffle percutant (mitraille • puissance 4/1)"
-    table = _small([Model("g", "r", Point(50, 150)), Model("x", "b", Point(100, 150),
-                                                            stats=(("protection", 1.5),))])
-    cone = T.place_cone(table, "g", 0)
+    table = _small(
+        [
+            Model("g", "r", Point(50, 150)),
+            Model("x", "b", Point(100, 150), stats=(("protection", 1.5),)),
+        ]
+    )
     with pytest.raises(RulesError, match="B6: 'g' has no `tir` stat"):
-        breath.rule(table, "g", shot, cone)
+        ask(table, "breath", shooter="g", weapon=shot, angle=0)
     with pytest.raises(RulesError, match="stat protection must be a whole number"):
-        breath.rule(table, "g", "Souffle englobant (acide • puissance 5/2)", cone)
+        ask(
+            table,
+            "breath",
+            shooter="g",
+            weapon="Souffle englobant (acide • puissance 5/2)",
+            angle=0,
+        )
     odd = replace(table, options=(("cover_effect", "half"),))
-    with pytest.raises(RulesError, match="option cover_effect: got 'half', expected one of "
-                                         "'protection', 'none'"):
-        breath.rule(odd, "g", shot, cone)
+    with pytest.raises(
+        RulesError, match="option cover_effect: got 'half', expected one of 'protection', 'none'"
+    ):
+        ask(odd, "breath", shooter="g", weapon=shot, angle=0)
     with pytest.raises(RulesError, match="unknown option 'template_blokced'"):
-        breath.options(replace(table, options=(("template_blokced", True),)))
+        ask(table, "breath", shooter="g", weapon=shot, angle=0, options={"template_blokced": True})
+
+
+@pytest.mark.parametrize(
+    ("request_", "needle"),
+    [
+        ({}, "breath: give exactly one of angle, toward or best"),
+        ({"angle": 0, "best": True}, "(got angle, best)"),
+        ({"angle": 0, "seed": -1}, "breath: seed must be a whole number >= 0, got -1"),
+        ({"angle": "north"}, "angle must be a number of degrees"),
+        ({"angle": 0, "aim": 3}, "unknown request field 'aim'"),
+    ],
+)
+def test_breath_requests_are_checked(request_: dict[str, Any], needle: str) -> None:
+    table = scenario.load(ACID)
+    with pytest.raises(RulesError, match=re.escape(needle)):
+        ask(table, "breath", shooter="wyrm", **request_)
+
+
+@pytest.mark.parametrize(
+    ("request_", "needle"),
+    [
+        ({"at": (1, 2), "radius": 0}, "B10: a blast needs a positive radius"),
+        ({"at": (1, "x"), "radius": 3}, "blast: at must be (x, y)"),
+        ({"at": (math.inf, 2), "radius": 3}, "centre must be finite"),
+        ({"radius": 3}, "missing 1 required keyword-only argument: 'at'"),
+    ],
+)
+def test_blast_requests_are_checked(request_: dict[str, Any], needle: str) -> None:
+    table = scenario.load(ACID)
+    with pytest.raises(RulesError, match=re.escape(needle)):
+        ask(table, "blast", shooter="wyrm", **request_)
+
+
+def test_options_come_from_the_registry() -> None:
+    ruleset = find_ruleset("souffle")
+    assert ruleset.name == "breath" and set(ruleset.questions) == {"breath", "blast"}
+    assert ruleset.options is breath.BreathOptions
+    table = scenario.load(GOLDEN[0].parent / "b3_template_blocked.yaml")
+    plain = ask(
+        table,
+        "breath",
+        shooter="wyrm",
+        weapon="Acid cloud",
+        angle=0,
+        options={"template_blocked": False},
+    )
+    assert plain.options["template_blocked"] is False and "grazing_blocks" in plain.options
+    assert "behind-house" in {v.id for v in plain.ruling.victims}
+    assert not plain.ruling.shielded
 
 
 @pytest.mark.parametrize("order", ["Vae victis", "vae-victis", "VAE  VICTIS", "Væ victis"])
@@ -282,9 +417,11 @@ def test_b9_refuses_vae_victis(order: str) -> None:
         breath.check_order(order)
         return
     with pytest.raises(RulesError, match="B9"):
-        breath.rule(table, "w", weapon, T.place_cone(table, "w", 0), order=order)
+        ask(table, "breath", shooter="w", weapon=weapon, angle=0, order=order)
     with pytest.raises(RulesError, match="B9"):
-        breath.best(table, "w", weapon, order=order)
+        ask(table, "breath", shooter="w", weapon=weapon, best=True, order=order)
+    with pytest.raises(RulesError, match="B9"):
+        ask(table, "blast", shooter="w", weapon=weapon, at=(100, 150), radius=10, order=order)
 
 
 # --- exact laws against the procedure, enumerated ------------------------------------------
@@ -298,7 +435,7 @@ def _random_plan(rng: np.random.Generator, nature: str, state: bool) -> breath.P
     i = 0
     while i < n:
         k = int(rng.integers(1, 3)) if nature == "impacting" else 1
-        groups.append(tuple(sorted(victims[i:i + k])))
+        groups.append(tuple(sorted(victims[i : i + k])))
         i += k
     opps = []
     for v in victims:
@@ -335,6 +472,7 @@ def test_closed_forms_match_the_enumerated_procedure(seed: int) -> None:
         assert law == _marginal(whole, model), (seed, plan, model)
     for o, p in breath.spill_odds(plan).items():
         if not plan.chained:  # in a chain the spill die is not rolled once the dice are out
+
             def reached(hits: tuple[breath.Hit, ...], o: str = o) -> bool:
                 return any(h.model == o for h in hits)
 
@@ -345,21 +483,119 @@ def test_closed_forms_match_the_enumerated_procedure(seed: int) -> None:
 
     if plan.state is None:
         assert breath.expected_value(plan, sign) == sum(
-            (sign(m) * law.mean() for m, law in got.items()), Fraction(0))
+            (sign(m) * law.mean() for m, law in got.items()), Fraction(0)
+        )
+
+
+def _plan(
+    nature: str,
+    groups: tuple[tuple[str, ...], ...],
+    protection: dict[str, int],
+    *,
+    difficulty: int | None = 4,
+    power: int | None = 2,
+    dice: int | None = None,
+    state: str | None = None,
+    opponents: tuple[tuple[str, tuple[str, ...]], ...] = (),
+) -> breath.Plan:
+    return breath.Plan(
+        nature=nature,  # type: ignore[arg-type]
+        difficulty=difficulty,
+        power=power,
+        state=state,
+        dice=dice,
+        groups=groups,
+        protection=tuple(sorted(protection.items())),
+        opponents=opponents,
+    )
 
 
 @pytest.mark.parametrize(("dice", "difficulty"), [(5, 4), (7, 5), (3, 2)])
 def test_a_chain_without_ties_or_spills_is_breath_impacting(dice: int, difficulty: int) -> None:
     prot = [1, 0, 2]
-    plan = breath.Plan("impacting", difficulty, 2, None, dice, (("a",), ("b",), ("c",)),
-                       (("a", 1), ("b", 0), ("c", 2)), ())
-    reference = enumerate_procedure(partial(breath_impacting, tir=dice - 5,
-                                            difficulty=difficulty, power=2, protections=prot))
+    plan = _plan(
+        "impacting",
+        (("a",), ("b",), ("c",)),
+        {"a": 1, "b": 0, "c": 2},
+        difficulty=difficulty,
+        dice=dice,
+    )
+    reference = enumerate_procedure(
+        partial(breath_impacting, tir=dice - 5, difficulty=difficulty, power=2, protections=prot)
+    )
+    whole = enumerate_procedure(partial(breath.resolve, plan))
+    assert whole.map(lambda hits: tuple((h.hits, h.hp_lost) for h in hits)) == reference
     for i, (m, law) in enumerate(breath.laws(plan).items()):
+
         def lost(o: tuple[tuple[int, int], ...], i: int = i) -> int:
             return o[i][1]
 
         assert law == reference.map(lost), m
+
+
+# --- the procedure that runs, against icepool ------------------------------------------------
+
+
+def _ip(d: icepool.Die) -> dict[Any, Fraction]:
+    return {o: Fraction(q, d.denominator()) for o, q in d.items() if q}
+
+
+def _bern(difficulty: int) -> icepool.Die:
+    return (icepool.d6 >= difficulty).map(lambda hit: int(hit))
+
+
+@pytest.mark.parametrize(
+    ("difficulty", "power", "protection"), [(5, 2, 0), (5, 2, 1), (3, 1, 4), (1, 3, 2), (6, 2, 0)]
+)
+def test_resolve_b5_is_icepool(difficulty: int, power: int, protection: int) -> None:
+    """B5 as it runs (:func:`breath.resolve`): 5d6, each >= Difficulty hits for Power."""
+    plan = _plan(
+        "enveloping",
+        (("a",), ("b",)),
+        {"a": protection, "b": 0},
+        difficulty=difficulty,
+        power=power,
+    )
+    whole = enumerate_procedure(partial(breath.resolve, plan))
+    oracle = (5 @ _bern(difficulty)).map(lambda h: max(0, h * power - protection))
+    assert _marginal(whole, "a").probabilities() == _ip(oracle)
+    assert breath.laws(plan)["a"].probabilities() == _ip(oracle)
+
+
+@pytest.mark.parametrize(("dice", "difficulty"), [(5, 4), (6, 3), (2, 6), (0, 4)])
+def test_resolve_b6_chain_is_icepool(dice: int, difficulty: int) -> None:
+    """B6 as it runs: the second victim rolls the first one's misses, jointly."""
+    plan = _plan("impacting", (("a",), ("b",)), {"a": 1, "b": 0}, difficulty=difficulty, dice=dice)
+    whole = enumerate_procedure(partial(breath.resolve, plan))
+    joint = whole.map(lambda hits: (hits[0].hp_lost, hits[1].hp_lost))
+    first = dice @ _bern(difficulty)
+    oracle = first.map(
+        lambda h: ((dice - h) @ _bern(difficulty)).map(lambda g: (max(0, 2 * h - 1), 2 * g))
+    )
+    assert joint.probabilities() == _ip(oracle)
+
+
+def test_resolve_b7_tie_and_b8_spill_are_icepool() -> None:
+    """B7: two tied victims, a d2 says who is first; B8: the first victim's spill die
+    (odd: one of its two opponents, by a d2)."""
+    plan = _plan("impacting", (("a", "b"),), {"a": 0, "b": 0}, difficulty=4, power=1, dice=3)
+    whole = enumerate_procedure(partial(breath.resolve, plan))
+    order = whole.map(lambda hits: hits[0].model)
+    assert order.probabilities() == {"a": Fraction(1, 2), "b": Fraction(1, 2)}
+    a_law = whole.map(lambda hits: next(h.hp_lost for h in hits if h.model == "a"))
+    oracle = icepool.d2.map(
+        lambda k: (3 @ _bern(4)) if k == 1 else (3 @ _bern(4)).map(lambda h: (3 - h) @ _bern(4))
+    )
+    assert a_law.probabilities() == _ip(oracle)
+    spill = _plan("enveloping", (("v",),), {"v": 0, "x": 0, "y": 0}, opponents=(("v", ("x", "y")),))
+    reached = enumerate_procedure(partial(breath.resolve, spill)).map(
+        lambda hits: tuple(h.model for h in hits if h.via == "v")
+    )
+    who = icepool.d6.map(
+        lambda r: () if r % 2 == 0 else icepool.d2.map(lambda k: ("x",) if k == 1 else ("y",))
+    )
+    assert reached.probabilities() == _ip(who)
+    assert breath.spill_odds(spill) == {"x": Fraction(1, 4), "y": Fraction(1, 4)}
 
 
 # --- the best aim against dense sampling ------------------------------------------------------
@@ -389,13 +625,15 @@ BEST_CASES = [
 
 
 @pytest.mark.parametrize(("seed", "weapon", "options"), BEST_CASES)
-def test_best_is_never_beaten_by_dense_sampling(seed: int, weapon: str,
-                                                options: dict[str, object]) -> None:
+def test_best_is_never_beaten_by_dense_sampling(
+    seed: int, weapon: str, options: dict[str, object]
+) -> None:
     table = _armed(seed, weapon, **options)
     shooter = table.models[0].id
-    found = breath.best(table, shooter, "breath")
-    assert found.ruling.value == found.best.value
-    assert {v.id for v in found.ruling.victims if v.in_area} == set(found.best.victims)
+    found = ask(table, "breath", shooter=shooter, best=True).ruling
+    best, runner_up = found.best, found.runner_up
+    assert best is not None and found.value == best.value
+    assert {v.id for v in found.victims if v.in_area} == set(best.victims)
     bw = breath.breath_weapon(table, shooter, "breath")
     rng = np.random.default_rng(seed)
     angles = np.concatenate([np.linspace(0, 360, 240, endpoint=False), rng.uniform(0, 360, 60)])
@@ -403,20 +641,24 @@ def test_best_is_never_beaten_by_dense_sampling(seed: int, weapon: str,
     for angle in angles:
         r = breath.rule(table, shooter, bw, T.place_cone(table, shooter, float(angle)))
         values.append(r.value)
-        assert r.value <= found.best.value, (seed, angle, r.value, found.best)
-    if found.runner_up is not None:
-        assert found.runner_up.value <= found.best.value
-        assert set(found.runner_up.victims) != set(found.best.victims)
+        assert r.value <= best.value, (seed, angle, r.value, best)
+    if runner_up is not None:
+        assert runner_up.value <= best.value
+        assert set(runner_up.victims) != set(best.victims)
     # every arc is at most as good, and one sampled aim inside the best arc matches it
-    inside = [v for a, v in zip(angles, values, strict=True)
-              if any(found.best.start < a + k < found.best.end for k in (-360, 0, 360))]
-    assert all(v == found.best.value for v in inside)
+    inside = [
+        v
+        for a, v in zip(angles, values, strict=True)
+        if any(best.start < a + k < best.end for k in (-360, 0, 360))
+    ]
+    assert all(v == best.value for v in inside)
 
 
 def test_best_by_sampling_baseline_agrees_on_an_easy_table() -> None:
     table = scenario.load(Path(__file__).parent / "golden" / "breath" / "b2_best_aim.yaml")
-    angle, value = breath.best_by_sampling(table, "wyrm", "Acid cloud", 360)
-    assert value == breath.best(table, "wyrm", "Acid cloud").best.value == 10
+    angle, value = best_by_sampling(table, "wyrm", "Acid cloud", 360)
+    found = breath.best(table, "wyrm", "Acid cloud").best
+    assert found is not None and value == found.value == 10
     assert 60 <= angle <= 120
 
 
@@ -446,43 +688,102 @@ SPILL = str(GOLDEN[0].parent / "b8_melee_spill.yaml")
 
 
 def test_cli_json_has_victims_laws_and_roll() -> None:
-    code, out, exc = run("breath", SPILL, "wyrm", "--weapon", "Spit", "--angle", "0",
-                         "--seed", "5", "--json")
+    code, out, exc = run(
+        "breath", SPILL, "wyrm", "--weapon", "Spit", "--angle", "0", "--seed", "5", "--json"
+    )
     assert code == 0, exc
     doc = json.loads(out)
-    assert doc["arbitre"] == 1 and doc["rules"] == "breath" and doc["unit"] == "mm"
+    jsonschema.validate(doc, output_schema())
+    assert doc["arbitre"] == 2 and doc["kind"] == "breath" and doc["rules"] == "breath"
+    assert doc["unit"] == "mm" and doc["options"]["cover_effect"] == "protection"
     (r,) = doc["rulings"]
+    assert r["kind"] == "breath" and r["shooter"] == "wyrm" and r["weapon"]["name"] == "Spit"
     assert [v["id"] for v in r["victims"] if v["in_area"]] == ["knight", "orc", "squire"]
     assert r["dice"] == 5 and r["template"]["kind"] == "cone"
     knight = r["victims"][0]
     assert knight["rank"] == 1 and knight["distance"] == pytest.approx(42.5)
-    assert knight["hp_lost"]["mean"] == "5/2" and knight["p_wounded"]["p"] == "31/32"
+    assert knight["hp_lost"]["mean"] == {"p": "5/2", "float": 2.5}
+    assert knight["p_wounded"] == {"p": "31/32", "float": 31 / 32}
     assert sum(Fraction(p) for p in knight["hp_lost"]["p"]) == 1
     assert {v["id"]: v["p_affected"]["p"] for v in r["victims"] if not v["in_area"]} == {
-        "troll": "5/8", "goblin": "1/4"}
-    assert r["roll"]["log"]["seed"] == 5 and r["roll"]["hits"][0]["id"] == "knight"
-    assert all(set(x) == {"rule", "ids", "text"} for x in r["reasons"])
+        "troll": "5/8",
+        "goblin": "1/4",
+    }
+    roll = r["roll"]
+    assert roll["seed"] == 5 and roll["log"]["seed"] == 5 and roll["hits"][0]["id"] == "knight"
+    assert roll["hp_lost"]["knight"] == roll["hits"][0]["hp_lost"]
+    assert r["best"] is None and r["runner_up"] is None and r["search"] is None
+    assert all(set(x) == {"rule", "ids", "text"} for x in r["reasons"]) and r["refusals"] == []
 
 
 def test_cli_human_output_and_svg(tmp_path: Path) -> None:
     svg = tmp_path / "acid.svg"
-    code, out, exc = run("breath", ACID, "wyrm", "-w", "Acid cloud", "--toward", "knight",
-                         "--seed", "2", "--svg", str(svg))
+    code, out, exc = run(
+        "breath",
+        ACID,
+        "wyrm",
+        "-w",
+        "Acid cloud",
+        "--toward",
+        "knight",
+        "--seed",
+        "2",
+        "--svg",
+        str(svg),
+    )
     assert code == 0, exc
-    for needle in ("squire", "knight", "sergeant", "exact law of HP lost", "B5 squire:",
-                   "Roll (seed 2)", "B5   each victim"):
+    for needle in (
+        "squire",
+        "knight",
+        "sergeant",
+        "exact law of HP lost",
+        "B5 squire:",
+        "Roll (seed 2)",
+        "B5   each victim",
+    ):
         assert needle in out, needle
     text = svg.read_text()
     assert 'class="breath-template"' in text and 'class="breath-victim"' in text
+
+
+def test_cli_prints_the_notation_once() -> None:
+    notation = "Souffle percutant (bile • puissance 4/1)"
+    code, out, exc = run("breath", SPILL, "wyrm", "-w", notation, "--angle", "0")
+    assert code == 0, exc
+    head = out.splitlines()[0]
+    assert head.count(notation) == 1 and "(Impacting breath (bile • power 4/1))" in head
+    code, out, exc = run("breath", SPILL, "wyrm", "-w", "Spit", "--angle", "0")
+    head = out.splitlines()[0]
+    assert head.startswith("wyrm: Spit - Souffle percutant (acide • puissance 4/1)")
+    assert head.count("Souffle percutant") == 1
+
+
+def test_cli_default_weapon_and_options() -> None:
+    best = str(GOLDEN[0].parent / "b2_best_aim.yaml")
+    code, out, exc = run("breath", best, "wyrm", "--angle", "90", "--json")
+    assert code == 0, exc
+    assert json.loads(out)["rulings"][0]["weapon"]["name"] == "Acid cloud"
+    code, _, exc = run("breath", SPILL, "wyrm", "--angle", "0")
+    assert isinstance(exc, RulesError) and "'wyrm' has 2 breath weapons" in str(exc)
+    blocked = str(GOLDEN[0].parent / "b3_template_blocked.yaml")
+    code, out, exc = run(
+        "breath", blocked, "wyrm", "--angle", "0", "-O", "template_blocked=false", "--json"
+    )
+    assert code == 0, exc
+    doc = json.loads(out)
+    assert doc["options"]["template_blocked"] is False and doc["rulings"][0]["shielded"] == []
 
 
 def test_cli_best_reports_the_runner_up() -> None:
     best = str(GOLDEN[0].parent / "b2_best_aim.yaml")
     code, out, exc = run("breath", best, "wyrm", "-w", "Acid cloud", "--best", "--json")
     assert code == 0, exc
-    r = json.loads(out)["rulings"][0]
-    assert Fraction(r["best"]["value"]["p"]) == 10 and Fraction(r["runner_up"]["value"]["p"]) \
-        == Fraction(20, 3)
+    doc = json.loads(out)
+    jsonschema.validate(doc, output_schema())
+    r = doc["rulings"][0]
+    assert Fraction(r["best"]["value"]["p"]) == 10 and Fraction(
+        r["runner_up"]["value"]["p"]
+    ) == Fraction(20, 3)
     assert r["search"]["critical"] > 0 and r["value"]["p"] == "10"
     code, out, exc = run("breath", best, "wyrm", "-w", "Acid cloud", "--best")
     assert code == 0 and "best aim" in out and "runner-up" in out
@@ -490,27 +791,52 @@ def test_cli_best_reports_the_runner_up() -> None:
 
 def test_cli_blast_and_state() -> None:
     blast = str(GOLDEN[0].parent / "b10_blast.yaml")
-    code, out, exc = run("breath", blast, "grenadier", "-w", "Fire pot", "--blast",
-                         "200,200,30", "--json")
+    code, out, exc = run(
+        "breath",
+        blast,
+        "grenadier",
+        "-w",
+        "Fire pot",
+        "--blast",
+        "200,200,30",
+        "--seed",
+        "4",
+        "--json",
+    )
     assert code == 0, exc
-    r = json.loads(out)["rulings"][0]
+    doc = json.loads(out)
+    jsonschema.validate(doc, output_schema())
+    assert doc["kind"] == "blast"
+    r = doc["rulings"][0]
+    assert r["kind"] == "blast" and r["roll"]["seed"] == 4
     assert r["template"] == {"kind": "blast", "centre": [200.0, 200.0], "radius": 30.0}
+    code, out, exc = run("breath", blast, "grenadier", "-w", "Fire pot", "--blast", "200,200,30")
+    assert code == 0 and "blast at (200, 200), radius 30 mm" in out
     state = str(GOLDEN[0].parent / "b4_state.yaml")
     code, out, exc = run("breath", state, "witch", "-w", "Sleep", "--angle", "0")
     assert code == 0, exc
     assert "étourdi" in out and "nothing is rolled" in out
 
 
-@pytest.mark.parametrize(("args", "needle"), [
-    (["--weapon", "Acid cloud"], "give exactly one of --angle DEG, --toward ID"),
-    (["--weapon", "Acid cloud", "--angle", "0", "--best"], "(got --angle, --best)"),
-    (["--weapon", "Dragon fire", "--angle", "0"], "no breath weapon 'Dragon fire'"),
-    (["--weapon", "Souffle glacé (givre • 5/2)", "--angle", "0"], "unknown nature 'glacé'"),
-    (["--weapon", "Acid cloud", "--angle", "0", "--order", "Vae victis"], "B9"),
-    (["--weapon", "Acid cloud", "--toward", "ghost"], "unknown model id 'ghost'"),
-    (["--weapon", "Acid cloud", "--blast", "1,2"], "expected X,Y,RADIUS"),
-    (["--weapon", "Acid cloud", "--angle", "0", "--seed", "-1"], "--seed must be >= 0"),
-])
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (["--weapon", "Acid cloud"], "give exactly one of --angle DEG, --toward ID"),
+        (["--weapon", "Acid cloud", "--angle", "0", "--best"], "(got --angle, --best)"),
+        (["--weapon", "Acid cloud", "--angle", "0", "--blast", "1,2,3"], "(got --angle, --blast)"),
+        (["--weapon", "Dragon fire", "--angle", "0"], "no breath weapon 'Dragon fire'"),
+        (["--weapon", "Souffle glacé (givre • 5/2)", "--angle", "0"], "unknown nature 'glacé'"),
+        (["--weapon", "Acid cloud", "--angle", "0", "--order", "Vae victis"], "B9"),
+        (["--weapon", "Acid cloud", "--toward", "ghost"], "unknown model id 'ghost'"),
+        (["--weapon", "Acid cloud", "--blast", "1,2"], "expected X,Y,RADIUS"),
+        (["--weapon", "Acid cloud", "--blast", "1,2,-3"], "B10: a blast needs a positive radius"),
+        (
+            ["--weapon", "Acid cloud", "--angle", "0", "--seed", "-1"],
+            "seed must be a whole number >= 0",
+        ),
+        (["--weapon", "Acid cloud", "--angle", "0", "-O", "cover_efect=none"], "unknown option"),
+    ],
+)
 def test_cli_mistakes_are_one_clear_error(args: list[str], needle: str) -> None:
     code, _, exc = run("breath", ACID, "wyrm", *args)
     assert code != 0 and isinstance(exc, ArbitreError), exc
@@ -527,18 +853,34 @@ def test_cli_negative_angle_and_missing_toise(tmp_path: Path) -> None:
     assert isinstance(exc, RulesError) and "no toise" in str(exc)
 
 
+def test_validate_reports_bad_notations_through_the_registry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from arbitre.faces.cli import main
+
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        Path(ACID).read_text().replace("souffle englobant (acide", "souffle tiède (acide")
+    )
+    assert find_ruleset("breath").check is breath.check
+    assert main(["validate", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "models[0].weapons[0].breath: bad breath notation" in err and "'tiède'" in err
+    assert main(["validate", ACID]) == 0
+
+
 # --- the picture -------------------------------------------------------------------------------
 
 
 def test_overlay_numbers_victims_in_order() -> None:
     table = scenario.load(GOLDEN[0].parent / "b7_ties.yaml")
-    ruling = breath.rule(table, "gunner", "Blunderbuss", T.place_cone(table, "gunner", 0))
+    ruling = ask(table, "breath", shooter="gunner", weapon="Blunderbuss", angle=0).ruling
     overlay = breath_overlay(table, ruling)
     labels = [d.label or "" for d in overlay.drawings if d.cls == "breath-victim"]
     assert labels == ["1-2", "1-2", "3-4", "3-4", "5", "6"]
     template = next(d for d in overlay.drawings if d.cls == "breath-template")
     assert template.closed and len(template.points) == 3
-    rolled = breath_overlay(table, ruling, breath.roll(ruling, 3))
+    rolled = breath_overlay(table, breath.with_roll(ruling, 3))
     labels = sorted(d.label or "" for d in rolled.drawings if d.cls == "breath-victim")
     assert [x.split(":")[0] for x in labels] == ["1", "2", "3", "4", "5", "6"]
     svg = render_table(table, overlays=[overlay])
@@ -547,19 +889,21 @@ def test_overlay_numbers_victims_in_order() -> None:
 
 def test_overlay_marks_spill_and_shielded() -> None:
     table = scenario.load(GOLDEN[0].parent / "b8_melee_spill.yaml")
-    ruling = breath.rule(table, "wyrm", "Acid cloud", T.place_cone(table, "wyrm", 0))
+    ruling = ask(table, "breath", shooter="wyrm", weapon="Acid cloud", angle=0).ruling
     overlay = breath_overlay(table, ruling)
     spill = {d.label for d in overlay.drawings if d.cls == "breath-spill"}
     assert spill == {"B8 62%", "B8 25%"}
     table = scenario.load(GOLDEN[0].parent / "b3_template_blocked.yaml")
-    ruling = breath.rule(table, "wyrm", "Acid cloud", T.place_cone(table, "wyrm", 0))
-    assert [d.title for d in breath_overlay(table, ruling).drawings
-            if d.cls == "breath-shielded"] == ["behind-house: shielded by large terrain (B3)"]
+    ruling = ask(table, "breath", shooter="wyrm", weapon="Acid cloud", angle=0).ruling
+    assert [
+        d.title for d in breath_overlay(table, ruling).drawings if d.cls == "breath-shielded"
+    ] == ["behind-house: shielded by large terrain (B3)"]
 
 
 def test_blast_overlay_is_a_circle() -> None:
     table = scenario.load(GOLDEN[0].parent / "b10_blast.yaml")
-    ruling = breath.rule(table, "grenadier", "Fire pot", T.Blast(Point(200, 200), 30))
-    template = next(d for d in breath_overlay(table, ruling).drawings
-                    if d.cls == "breath-template")
+    ruling = ask(
+        table, "blast", shooter="grenadier", weapon="Fire pot", at=(200, 200), radius=30
+    ).ruling
+    template = next(d for d in breath_overlay(table, ruling).drawings if d.cls == "breath-template")
     assert all(math.hypot(p.x - 200, p.y - 200) == pytest.approx(30) for p in template.points)

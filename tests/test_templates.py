@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import shapely
 
+from arbitre import cone_sweep as S
 from arbitre import templates as T
 from arbitre.dice import Roller, enumerate_procedure, roll_procedure
 from arbitre.errors import RulesError
@@ -43,8 +44,9 @@ def bf_gaps(table: Table, template: T.Template) -> dict[str, float]:
     return out
 
 
-def bf_victims(table: Table, template: T.Template, exclude: str | None, *, strict: bool = False
-               ) -> tuple[set[str], set[str]]:
+def bf_victims(
+    table: Table, template: T.Template, exclude: str | None, *, strict: bool = False
+) -> tuple[set[str], set[str]]:
     """Shapely oracle: (touched, undecided within BAND of the threshold)."""
     tol = table.contact_tolerance
     inside, unsure = set(), set()
@@ -74,16 +76,21 @@ def test_cone_is_six_by_two_toises_with_its_apex_on_the_base() -> None:
 
 
 def test_baseless_shooter_breathes_from_its_centre() -> None:  # F8
-    table = Table(400, 400, models=(Model("imp", "r", Point(100, 100), Disc(0)),
-                                    Model("x", "b", Point(100, 50))), toise=TOISE)
+    table = Table(
+        400,
+        400,
+        models=(Model("imp", "r", Point(100, 100), Disc(0)), Model("x", "b", Point(100, 50))),
+        toise=TOISE,
+    )
     cone = T.place_cone(table, "imp", T.aim_at(table, "imp", "x"))
     assert cone.apex == Point(100, 100)
     assert cone.angle == pytest.approx(270)
 
 
 def test_placement_errors_name_what_is_wrong() -> None:
-    table = Table(400, 400, models=(Model("d", "r", Point(100, 100)),
-                                    Model("e", "b", Point(100, 100))))
+    table = Table(
+        400, 400, models=(Model("d", "r", Point(100, 100)), Model("e", "b", Point(100, 100)))
+    )
     with pytest.raises(RulesError, match="no toise"):
         T.place_cone(table, "d", 0)
     table = replace(table, toise=TOISE)
@@ -118,6 +125,29 @@ def test_touched_agrees_with_shapely(seed: int) -> None:
         got = {t.model for t in T.touched(table, blast)}
         want, unsure = bf_victims(table, blast, None)
         assert got - unsure == want - unsure
+
+
+def test_contact_is_the_one_g4_test_of_sight(monkeypatch: pytest.MonkeyPatch) -> None:
+    """B3 contact reading asks :func:`arbitre.sight.in_contact` (G4), the overlap reading
+    does not; the sweep's arcs use the same thresholds."""
+    from arbitre import sight
+
+    table = _table(0, models=30, terrain=0, width=300.0)
+    cone = T.place_cone(table, table.models[0].id, 30.0)
+    asked: list[float] = []
+    real = sight.in_contact
+
+    def spy(gaps: np.ndarray | float, tolerance: float) -> np.ndarray:
+        asked.append(tolerance)
+        return real(gaps, tolerance)
+
+    monkeypatch.setattr(sight, "in_contact", spy)
+    contact = {t.model for t in T.touched(table, cone, tolerance=1.5)}
+    assert asked == [1.5]
+    T.touched(table, cone, strict=True)
+    assert asked == [1.5]
+    gaps = bf_gaps(table, cone)
+    assert contact == {m for m, g in gaps.items() if real(g, 1.5)}
 
 
 def _edge_points(cone: T.Cone) -> list[tuple[Point, tuple[float, float]]]:
@@ -188,8 +218,10 @@ def test_distances_are_from_the_apex_to_the_base(seed: int) -> None:
 
 
 def test_tie_groups_chain_within_the_tolerance() -> None:
-    touches = [T.Touch(i, 0.0, d) for i, d in
-               (("a", 1.0), ("b", 1.4), ("c", 1.8), ("d", 3.0), ("e", 0.0), ("f", 0.0))]
+    touches = [
+        T.Touch(i, 0.0, d)
+        for i, d in (("a", 1.0), ("b", 1.4), ("c", 1.8), ("d", 3.0), ("e", 0.0), ("f", 0.0))
+    ]
     assert T.tie_groups(touches, 0.5) == (("e", "f"), ("a", "b", "c"), ("d",))
     assert T.tie_groups(touches, 0.0) == (("e", "f"), ("a",), ("b",), ("c",), ("d",))
 
@@ -216,17 +248,23 @@ def test_trig_roots_find_every_sign_change() -> None:
     coef[40:60, 3] = 1e-14  # nearly so
     grid = np.linspace(0, 2 * math.pi, 20001)
     for row in coef:
-        f = (row[0] + row[1] * np.cos(grid) + row[2] * np.sin(grid) + row[3] * np.cos(2 * grid)
-             + row[4] * np.sin(2 * grid))
-        roots = T.trig_roots(row[None, :])
+        f = (
+            row[0]
+            + row[1] * np.cos(grid)
+            + row[2] * np.sin(grid)
+            + row[3] * np.cos(2 * grid)
+            + row[4] * np.sin(2 * grid)
+        )
+        roots = S.trig_roots(row[None, :])
         for k in np.flatnonzero(np.sign(f[:-1]) != np.sign(f[1:])):
             near = np.abs((roots - grid[k] + math.pi) % (2 * math.pi) - math.pi)
             assert near.size and near.min() < 1e-3, (row, grid[k])
-    assert T.trig_roots(np.array([[1.0, 0, 0, 0, 0]])).size == 0  # no dependence on t
+    assert S.trig_roots(np.array([[1.0, 0, 0, 0, 0]])).size == 0  # no dependence on t
 
 
-def bf_arc(table: Table, shooter: str, angle: float, *, shield: bool) -> tuple[
-        tuple[tuple[str, ...], ...], tuple[str, ...], bool]:
+def bf_arc(
+    table: Table, shooter: str, angle: float, *, shield: bool
+) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...], bool]:
     """Shapely oracle at one aim: the B7 groups, the shielded, and whether it is decided
     (nothing within BAND of a threshold)."""
     cone = T.place_cone(table, shooter, angle)
@@ -244,8 +282,14 @@ def bf_arc(table: Table, shooter: str, angle: float, *, shield: bool) -> tuple[
             decided &= abs(d - half) > BAND
             if d < half:
                 shielded.add(ident)
-    dist = {i: max(0.0, apex.distance(shapely.Point(table.model(i).at.x, table.model(i).at.y))
-                   - table.model(i).base.radius) for i in inside - shielded}
+    dist = {
+        i: max(
+            0.0,
+            apex.distance(shapely.Point(table.model(i).at.x, table.model(i).at.y))
+            - table.model(i).base.radius,
+        )
+        for i in inside - shielded
+    }
     groups: list[list[str]] = []
     last = None
     for i in sorted(dist, key=lambda i: (dist[i], i)):
@@ -260,7 +304,7 @@ def bf_arc(table: Table, shooter: str, angle: float, *, shield: bool) -> tuple[
     return tuple(tuple(sorted(g)) for g in groups), tuple(sorted(shielded)), decided
 
 
-def _arc_at(sweep: T.Sweep, angle: float) -> T.Arc:
+def _arc_at(sweep: S.Sweep, angle: float) -> S.Arc:
     return next(a for a in sweep.arcs if any(a.start <= angle + k < a.end for k in (-360, 0, 360)))
 
 
@@ -270,7 +314,7 @@ def test_sweep_agrees_with_dense_sampling(seed: int) -> None:
     shielded) are what a shapely oracle finds at random aims, away from a tiny band."""
     table = _table(seed, models=70, terrain=10, width=420.0, degenerate=seed % 2 == 1)
     shooter = table.models[seed % 7].id
-    sweep = T.sweep(table, shooter, ordered=True, shield=seed % 3 != 2)
+    sweep = S.sweep(table, shooter, ordered=True, shield=seed % 3 != 2)
     assert sweep.arcs[0].start < sweep.arcs[-1].end
     assert sum(a.width for a in sweep.arcs) == pytest.approx(360.0)
     rng = np.random.default_rng(seed)
@@ -290,7 +334,7 @@ def test_sweep_agrees_with_dense_sampling(seed: int) -> None:
 
 def test_sweep_of_a_lone_shooter_is_one_arc() -> None:
     table = Table(400, 400, models=(Model("d", "r", Point(100, 100)),), toise=TOISE)
-    sweep = T.sweep(table, "d")
+    sweep = S.sweep(table, "d")
     assert len(sweep.arcs) == 1 and sweep.arcs[0].width == pytest.approx(360)
     assert sweep.arcs[0].victims == ()
 

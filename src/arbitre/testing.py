@@ -1,14 +1,20 @@
-"""Seeded random tables, for the tests' oracles and the benchmarks.
+"""Test-only helpers (never used by the engine): seeded random tables for the tests'
+oracles and the benchmarks, and brute-force baselines.
 
 ``random_table(seed, models=..., terrain=...)`` gives the same table for the same
 arguments. With ``degenerate=True`` it also places models so that centre lines pass
 exactly through polygon vertices, run along edges, are tangent to bases, and bases
 touch each other or stand inside cover: the placements where sight code goes wrong.
+
+:func:`best_by_sampling` is the brute-force baseline of the exact best aim of a breath
+cone (:func:`arbitre.rules.breath.best`).
 """
 
 from __future__ import annotations
 
 import math
+from fractions import Fraction
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -23,6 +29,9 @@ from arbitre.geometry import (
     rect_points,
 )
 from arbitre.table import Model, Sight, Table, Terrain
+
+if TYPE_CHECKING:
+    from arbitre.rules.breath import BreathWeapon
 
 
 def _polygon(rng: np.random.Generator, at: Point, size: float) -> tuple[Point, ...]:
@@ -153,3 +162,24 @@ def _degenerate(
         out[j] = Model(out[j].id, out[j].side, a, out[j].base)
         out[j + 1] = Model(out[j + 1].id, out[j + 1].side, b, out[j + 1].base)
     return out
+
+
+def best_by_sampling(
+    table: Table, shooter: str, weapon: str | BreathWeapon | None, samples: int
+) -> tuple[float, Fraction]:
+    """The brute-force baseline of :func:`arbitre.rules.breath.best`: ``samples`` evenly
+    spaced aims, each ruled in full. Returns the best aim found and its value."""
+    from arbitre.rules import breath
+
+    top: tuple[float, Fraction] | None = None
+    bw = (
+        weapon
+        if isinstance(weapon, breath.BreathWeapon)
+        else breath.breath_weapon(table, shooter, weapon)
+    )
+    for angle in np.linspace(0.0, 360.0, samples, endpoint=False):
+        r = breath.rule(table, shooter, bw, breath.cone(table, shooter, angle=float(angle)))
+        if top is None or r.value > top[1]:
+            top = (float(angle), r.value)
+    assert top is not None
+    return top

@@ -2,98 +2,203 @@
 victims ringed and numbered in B7 order, the models a melee spill may reach, those
 shielded, and with a roll the HP each lost.
 
-:func:`breath_overlay` reads a :class:`~arbitre.rules.breath.BreathRuling` (and maybe a
-:class:`~arbitre.rules.breath.BreathRoll`) and returns an
-:class:`~arbitre.faces.svg.table.Overlay` for :func:`~arbitre.faces.svg.table.render_table`.
+:func:`breath_overlay` reads the fields of a breath or blast ruling (its ``roll`` too, when
+rolled) and returns an :class:`~arbitre.faces.svg.table.Overlay` for
+:func:`~arbitre.faces.svg.table.render_table`.
 """
 
 from __future__ import annotations
 
 import math
+from typing import Any, TypeAlias
 
 from arbitre.faces.svg.table import SCREEN_PX, SHOOTER, Drawing, Overlay
 from arbitre.geometry import Point
-from arbitre.rules.breath import BreathRoll, BreathRuling
 from arbitre.table import Table
 from arbitre.templates import Cone
+
+#: The breath ruleset's values, read by field (a face imports no ruleset).
+BreathRuling: TypeAlias = Any
+BreathRoll: TypeAlias = Any
+Victim: TypeAlias = Any
 
 TEMPLATE_STROKE, TEMPLATE_FILL = "#b83a00", "#ff8c1a"
 VICTIM, SPILL, SHIELDED = "#c0001a", "#7a1fa2", "#6b6b6b"
 
 
 def _ring(centre: Point, r: float, n: int = 48) -> tuple[Point, ...]:
-    return tuple(Point(centre.x + r * math.cos(2 * math.pi * k / n),
-                       centre.y + r * math.sin(2 * math.pi * k / n)) for k in range(n))
+    return tuple(
+        Point(
+            centre.x + r * math.cos(2 * math.pi * k / n),
+            centre.y + r * math.sin(2 * math.pi * k / n),
+        )
+        for k in range(n)
+    )
 
 
-def breath_overlay(table: Table, ruling: BreathRuling, roll: BreathRoll | None = None) -> Overlay:
-    """The template, the shooter, and every victim numbered in order (B1-B8)."""
-    u = max(table.width, table.depth) / SCREEN_PX  # mm per screen pixel, as render.py
+def _mark(
+    table: Table,
+    ident: str,
+    u: float,
+    colour: str,
+    *,
+    width: float,
+    title: str,
+    cls: str,
+    dashed: bool = False,
+    label: str | None = None,
+) -> Drawing:
+    """A ring around a model's base, maybe labelled at its centre."""
+    m = table.model(ident)
+    ring = _ring(m.at, max(m.base.radius, 6 * u) + 3 * u)
+    mid = Point(m.at.x, m.at.y - 0.35 * 13 * u)  # the label centred on the base
+    return Drawing(
+        ring,
+        closed=True,
+        stroke=colour,
+        width_px=width,
+        dashed=dashed,
+        label=label,
+        label_at=mid if label else None,
+        label_colour=colour,
+        title=title,
+        cls=cls,
+    )
+
+
+def breath_overlay(table: Table, ruling: BreathRuling) -> Overlay:
+    """The template, the shooter, and every victim numbered in order (B1-B8); with the
+    ruling's roll, each affected model's place in the resolution and its HP lost."""
+    u = max(table.width, table.depth) / SCREEN_PX  # mm per screen pixel, as the table
+    drawings = _template(table, ruling, u)
+    rolled = _rolled(ruling.roll)
+    for v in ruling.victims:
+        drawings.extend(_victim(table, v, u, rolled, rolled_at_all=ruling.roll is not None))
+    for ident in ruling.shielded:
+        drawings.append(
+            _mark(
+                table,
+                ident,
+                u,
+                SHIELDED,
+                width=3.0,
+                dashed=True,
+                title=f"{ident}: shielded by large terrain (B3)",
+                cls="breath-shielded",
+            )
+        )
+    title = f"Breath: {ruling.weapon.name}"
+    return Overlay(tuple(drawings), _legend(ruling), title if len(title) <= 28 else "Breath")
+
+
+def _template(table: Table, ruling: BreathRuling, u: float) -> list[Drawing]:
+    """The template (and a cone's axis) and the shooter's ring."""
     shooter = table.model(ruling.shooter)
     t = ruling.template
-    drawings: list[Drawing] = []
-    outline: tuple[Point, ...]
     if isinstance(t, Cone):
-        outline = t.vertices
+        outline: tuple[Point, ...] = t.vertices
         name = f"breath cone, aimed at {t.angle:.4g} degrees (B1-B2)"
     else:
         outline = _ring(t.centre, t.radius, 96)
         name = "blast (B10)"
-    drawings.append(Drawing(outline, closed=True, stroke=TEMPLATE_STROKE, fill=TEMPLATE_FILL,
-                            fill_opacity=0.3, width_px=2.5, title=name, cls="breath-template"))
+    drawings = [
+        Drawing(
+            outline,
+            closed=True,
+            stroke=TEMPLATE_STROKE,
+            fill=TEMPLATE_FILL,
+            fill_opacity=0.3,
+            width_px=2.5,
+            title=name,
+            cls="breath-template",
+        )
+    ]
     if isinstance(t, Cone):
         a = math.radians(t.angle)
         far = Point(t.apex.x + t.length * math.cos(a), t.apex.y + t.length * math.sin(a))
-        drawings.append(Drawing((shooter.at, far), stroke=TEMPLATE_STROKE, width_px=1.2,
-                                dashed=True, title="aim", cls="breath-axis"))
+        drawings.append(
+            Drawing(
+                (shooter.at, far),
+                stroke=TEMPLATE_STROKE,
+                width_px=1.2,
+                dashed=True,
+                title="aim",
+                cls="breath-axis",
+            )
+        )
     caught = any(v.id == shooter.id for v in ruling.victims)  # a thrower in its own blast
-    drawings.append(Drawing(_ring(shooter.at, max(shooter.base.radius, 6 * u)
-                                  + (8 if caught else 4) * u),
-                            closed=True, stroke=SHOOTER, width_px=4.5, cls="breath-shooter",
-                            title=f"{shooter.id} breathes {ruling.weapon.name}"))
-    rolled = _rolled(ruling, roll)
-    for v in ruling.victims:
-        m = table.model(v.id)
-        r = max(m.base.radius, 6 * u) + 3 * u
-        mid = Point(m.at.x, m.at.y - 0.35 * 13 * u)  # the number centred on the base
-        if v.in_area:
-            rank = v.rank or 0
-            label = str(rank) if not v.tied_with else f"{rank}-{rank + len(v.tied_with)}"
-            label = rolled.get(v.id, label)
-            tip = f"{v.id}: victim {label}, mean HP lost {float(v.mean):.2f}"
-            drawings.append(Drawing(_ring(m.at, r), closed=True, stroke=VICTIM, width_px=3.5,
-                                    label=label, label_at=mid, label_colour=VICTIM,
-                                    title=tip, cls="breath-victim"))
-        else:
-            label = rolled.get(v.id, "B8: spared" if roll else f"B8 {float(v.p_affected):.0%}")
-            for src in v.via:
-                drawings.append(Drawing((table.model(src).at, m.at), stroke=SPILL,
-                                        width_px=2.0, dashed=True, cls="breath-spill-link"))
-            drawings.append(Drawing(_ring(m.at, r), closed=True, stroke=SPILL, width_px=3.0,
-                                    dashed=True, label=label, label_at=mid, label_colour=SPILL,
-                                    title=f"{v.id}: melee spill from {', '.join(v.via)} (B8)",
-                                    cls="breath-spill"))
-    for ident in ruling.shielded:
-        m = table.model(ident)
-        drawings.append(Drawing(_ring(m.at, max(m.base.radius, 6 * u) + 3 * u), closed=True,
-                                stroke=SHIELDED, width_px=3.0, dashed=True,
-                                title=f"{ident}: shielded by large terrain (B3)",
-                                cls="breath-shielded"))
+    ring = _ring(shooter.at, max(shooter.base.radius, 6 * u) + (8 if caught else 4) * u)
+    drawings.append(
+        Drawing(
+            ring,
+            closed=True,
+            stroke=SHOOTER,
+            width_px=4.5,
+            cls="breath-shooter",
+            title=f"{shooter.id} breathes {ruling.weapon.name}",
+        )
+    )
+    return drawings
+
+
+def _victim(
+    table: Table, v: Victim, u: float, rolled: dict[str, str], *, rolled_at_all: bool
+) -> list[Drawing]:
+    """A victim's ring and number (B7), or a spill's dashed ring and link (B8)."""
+    if v.in_area:
+        rank = v.rank or 0
+        label = str(rank) if not v.tied_with else f"{rank}-{rank + len(v.tied_with)}"
+        label = rolled.get(v.id, label)
+        tip = f"{v.id}: victim {label}, mean HP lost {float(v.mean):.2f}"
+        return [
+            _mark(table, v.id, u, VICTIM, width=3.5, label=label, title=tip, cls="breath-victim")
+        ]
+    spared = "B8: spared" if rolled_at_all else f"B8 {float(v.p_affected):.0%}"
+    at = table.model(v.id).at
+    links = [
+        Drawing(
+            (table.model(src).at, at),
+            stroke=SPILL,
+            width_px=2.0,
+            dashed=True,
+            cls="breath-spill-link",
+        )
+        for src in v.via
+    ]
+    tip = f"{v.id}: melee spill from {', '.join(v.via)} (B8)"
+    return [
+        *links,
+        _mark(
+            table,
+            v.id,
+            u,
+            SPILL,
+            width=3.0,
+            dashed=True,
+            label=rolled.get(v.id, spared),
+            title=tip,
+            cls="breath-spill",
+        ),
+    ]
+
+
+def _legend(ruling: BreathRuling) -> tuple[tuple[str, str, str], ...]:
+    t, roll = ruling.template, ruling.roll
     what = f"cone, aim {t.angle:.4g} deg (B1-B2)" if isinstance(t, Cone) else "blast (B10)"
     legend = [("swatch", TEMPLATE_FILL, what), ("ring", SHOOTER, "shooter")]
-    legend.append(("ring", VICTIM, "victim: order (B7), -HP lost" if roll
-                   else "victim, nearest first (B7)"))
+    legend.append(
+        ("ring", VICTIM, "victim: order (B7), -HP lost" if roll else "victim, nearest first (B7)")
+    )
     if any(v.tied_with for v in ruling.victims) and roll is None:
         legend.append(("ring", VICTIM, "2-3: tied, order drawn"))
     if any(not v.in_area for v in ruling.victims):
         legend.append(("dash", SPILL, "melee spill, chance (B8)"))
     if ruling.shielded:
         legend.append(("dash", SHIELDED, "shielded by terrain (B3)"))
-    title = f"Breath: {ruling.weapon.name}"
-    return Overlay(tuple(drawings), tuple(legend), title if len(title) <= 28 else "Breath")
+    return tuple(legend)
 
 
-def _rolled(ruling: BreathRuling, roll: BreathRoll | None) -> dict[str, str]:
+def _rolled(roll: BreathRoll | None) -> dict[str, str]:
     """With a roll: each affected model's place in the resolution and its HP lost."""
     if roll is None:
         return {}

@@ -9,6 +9,9 @@ The English form is ``Enveloping breath (acid • power 5/2)`` / ``Impacting bre
 Keywords are read whatever their case and accents; the separator may be ``•``, ``·``,
 ``|`` or ``;``. A notation that cannot be read is a :class:`RulesError` saying which part
 is wrong and showing a correct example.
+
+:func:`breath_weapon` finds a model's breath weapon (by name, or a notation given
+directly); :func:`weapon_problems` lists the notations of a table that cannot be read.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from dataclasses import dataclass
 from typing import Literal, NoReturn
 
 from arbitre.errors import RulesError
+from arbitre.table import Table
 from arbitre.text import fold
 
 Nature = Literal["enveloping", "impacting"]
@@ -32,11 +36,13 @@ NATURES: dict[str, Nature] = {
 EXAMPLES = "'Souffle englobant (acide • puissance 5/2)' or 'Enveloping breath (acid • power 5/2)'"
 
 _SEPARATORS = "•·∙|;"
-_FRENCH = re.compile(r"^\s*souffle\s+(?P<nature>[^\s(]+)\s*(?P<rest>.*)$",
-                     re.IGNORECASE | re.DOTALL)
+_FRENCH = re.compile(
+    r"^\s*souffle\s+(?P<nature>[^\s(]+)\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL
+)
 _ENGLISH = re.compile(r"^\s*(?P<nature>\S+)\s+breath\s*(?P<rest>.*)$", re.IGNORECASE | re.DOTALL)
-_VALUES = re.compile(r"^(?:(?:puissance|power)\s*)?(?P<x>[+-]?\d+)\s*/\s*(?P<y>[+-]?\d+)$",
-                     re.IGNORECASE)
+_VALUES = re.compile(
+    r"^(?:(?:puissance|power)\s*)?(?P<x>[+-]?\d+)\s*/\s*(?P<y>[+-]?\d+)$", re.IGNORECASE
+)
 _KEYWORD = re.compile(r"^(?:puissance|power)\b\s*", re.IGNORECASE)
 
 
@@ -74,8 +80,10 @@ class BreathNotation:
         rule = "B5" if self.nature == "enveloping" else "B6"
         if self.state is not None:
             return f"{self.nature} ({rule}), {self.damage_type}: every victim is {self.state} (B4)"
-        return (f"{self.nature} ({rule}), {self.damage_type}: each die showing "
-                f"{self.difficulty}+ hits for {self.power}")
+        return (
+            f"{self.nature} ({rule}), {self.damage_type}: each die showing "
+            f"{self.difficulty}+ hits for {self.power}"
+        )
 
 
 def parse(text: object, *, where: str = "") -> BreathNotation:
@@ -88,18 +96,28 @@ def parse(text: object, *, where: str = "") -> BreathNotation:
     word = match["nature"]
     nature = NATURES.get(fold(word))
     if nature is None:
-        _fail(where, text, f"unknown nature {word!r} (expected englobant or percutant; "
-                           "in English enveloping or impacting)")
+        _fail(
+            where,
+            text,
+            f"unknown nature {word!r} (expected englobant or percutant; "
+            "in English enveloping or impacting)",
+        )
     rest = match["rest"].strip()
     if not (rest.startswith("(") and rest.endswith(")")):
-        _fail(where, text, "the damage type and values must follow in brackets: "
-                           "'(type • puissance X/Y)'")
+        _fail(
+            where,
+            text,
+            "the damage type and values must follow in brackets: '(type • puissance X/Y)'",
+        )
     inner = rest[1:-1].strip()
     parts = re.split(f"[{_SEPARATORS}]", inner)
     if len(parts) != 2:
         found = "no separator" if len(parts) == 1 else f"{len(parts) - 1} separators"
-        _fail(where, text, f"inside the brackets expected 'type • puissance X/Y' with one "
-                           f"'•', found {found}")
+        _fail(
+            where,
+            text,
+            f"inside the brackets expected 'type • puissance X/Y' with one '•', found {found}",
+        )
     damage_type, effect = parts[0].strip(), parts[1].strip()
     if not damage_type:
         _fail(where, text, "the damage type before '•' is missing")
@@ -109,13 +127,20 @@ def parse(text: object, *, where: str = "") -> BreathNotation:
     if values is None:
         state = _KEYWORD.sub("", effect).strip()
         if not state or re.search(r"\d", state):
-            _fail(where, text, f"{effect!r} is neither 'puissance X/Y' (two whole numbers, "
-                               "Difficulty/Power) nor a state such as 'étourdi'")
+            _fail(
+                where,
+                text,
+                f"{effect!r} is neither 'puissance X/Y' (two whole numbers, "
+                "Difficulty/Power) nor a state such as 'étourdi'",
+            )
         return BreathNotation(nature, damage_type, state=state, text=text.strip())
     difficulty, power = int(values["x"]), int(values["y"])
     if not 1 <= difficulty <= 6:
-        _fail(where, text, f"Difficulty {difficulty} is not 1 to 6 (a die hits on "
-                           "Difficulty or more on a d6)")
+        _fail(
+            where,
+            text,
+            f"Difficulty {difficulty} is not 1 to 6 (a die hits on Difficulty or more on a d6)",
+        )
     if power < 1:
         _fail(where, text, f"Power {power} must be at least 1 (damage per hit)")
     return BreathNotation(nature, damage_type, difficulty, power, text=text.strip())
@@ -123,5 +148,85 @@ def parse(text: object, *, where: str = "") -> BreathNotation:
 
 def _fail(where: str, text: object, problem: str) -> NoReturn:
     head = f"{where}: " if where else ""
-    raise RulesError(f"{head}bad breath notation {text!r}: {problem}; "
-                     f"write e.g. {EXAMPLES} (B4)")
+    raise RulesError(f"{head}bad breath notation {text!r}: {problem}; write e.g. {EXAMPLES} (B4)")
+
+
+@dataclass(frozen=True, slots=True)
+class BreathWeapon:
+    """A breath weapon: its name (the notation itself when given as one) and its B4
+    notation, read."""
+
+    name: str
+    notation: BreathNotation
+
+    @property
+    def french(self) -> str:
+        return self.notation.french()
+
+    @property
+    def english(self) -> str:
+        return self.notation.english()
+
+    def to_json(self) -> dict[str, object]:
+        n = self.notation
+        return {
+            "name": self.name,
+            "notation": n.text or n.french(),
+            "french": n.french(),
+            "english": n.english(),
+            "nature": n.nature,
+            "damage_type": n.damage_type,
+            "difficulty": n.difficulty,
+            "power": n.power,
+            "state": n.state,
+        }
+
+
+def breath_weapon(table: Table, shooter: str, weapon: str | None = None) -> BreathWeapon:
+    """The shooter's breath weapon named ``weapon`` (case and accents ignored), or
+    ``weapon`` itself read as a B4 notation; ``None``: the shooter's only breath weapon."""
+    model = table.model(shooter)
+    own = [w for w in model.weapons if w.breath is not None]
+    if weapon is None:
+        if len(own) == 1:
+            return _read(own[0].name, own[0].breath, shooter)
+        known = ", ".join(repr(w.name) for w in own)
+        raise RulesError(
+            f"{shooter!r} has {len(own) or 'no'} breath weapons{f' ({known})' if own else ''}: "
+            "name one, or give a B4 notation, e.g. "
+            "'Souffle englobant (acide • puissance 5/2)'"
+        )
+    for w in model.weapons:
+        if fold(w.name) == fold(weapon):
+            if w.breath is None:
+                raise RulesError(
+                    f"weapon {w.name!r} of {shooter!r} is not a breath weapon "
+                    "(it has no `breath` notation, B4)"
+                )
+            return _read(w.name, w.breath, shooter)
+    if "(" in weapon:
+        notation = parse(weapon, where="the weapon given")
+        return BreathWeapon(notation.french(), notation)
+    known = ", ".join(repr(w.name) for w in own) or "none"
+    raise RulesError(
+        f"{shooter!r} has no breath weapon {weapon!r} (its breath weapons: "
+        f"{known}); a B4 notation works too, e.g. "
+        "'Souffle englobant (acide • puissance 5/2)'"
+    )
+
+
+def _read(name: str, text: str | None, shooter: str) -> BreathWeapon:
+    return BreathWeapon(name, parse(text, where=f"weapon {name!r} of {shooter!r}"))
+
+
+def weapon_problems(table: Table) -> list[str]:
+    """Every breath notation of the table's weapons that cannot be read (B4), with where."""
+    problems = []
+    for i, m in enumerate(table.models):
+        for k, w in enumerate(m.weapons):
+            if w.breath is not None:
+                try:
+                    parse(w.breath, where=f"models[{i}].weapons[{k}].breath")
+                except RulesError as exc:
+                    problems.append(str(exc))
+    return problems

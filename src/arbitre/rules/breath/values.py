@@ -1,0 +1,478 @@
+"""The values of the breath ruleset (B1-B10): its options, its requests, the plan the dice
+procedure runs, and the rulings with their JSON 2 form and schema.
+
+A :class:`BreathRuling` (kind ``breath``, a cone) or :class:`BlastRuling` (kind ``blast``,
+B10) carries everything a face shows: the weapon and its notation in both languages, the
+template, the victims in B7 order with their exact laws of HP lost, the expected value,
+the best aim and its runner-up when searched, and the roll when one was asked for.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, ClassVar, Literal
+
+from arbitre.dice import Distribution, RollLog
+from arbitre.errors import RulesError
+from arbitre.rules.breath.notation import BreathWeapon, Nature
+from arbitre.rules.ruling import Reason, chance, law, length, point, reasons_json
+from arbitre.rules.schema import (
+    BOOL,
+    CHANCE,
+    IDS,
+    INT,
+    LAW,
+    LENGTH,
+    NUMBER,
+    POINT,
+    STR,
+    array,
+    nullable,
+    obj,
+)
+from arbitre.table import Unit
+from arbitre.templates import Cone, Template
+
+
+@dataclass(frozen=True, slots=True)
+class BreathOptions:
+    """Options of the B rules (RULES.md): B3 ``template_blocked``, B6 ``cover_effect``; the
+    B3 reading of "touched" ``template_touch``. The shared G5 ``grazing_blocks`` (B3
+    shielding) is read with :func:`~arbitre.rules.options.shared_options`."""
+
+    template_blocked: bool = False
+    cover_effect: Literal["protection", "none"] = "protection"
+    template_touch: Literal["contact", "overlap"] = "contact"
+
+
+# --- requests ----------------------------------------------------------------------------
+
+
+def _check_seed(question: str, seed: int | None) -> None:
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise RulesError(f"{question}: seed must be a whole number >= 0, got {seed!r}")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BreathRequest:
+    """A cone (B1-B2) of ``shooter``'s breath ``weapon`` (its name, or a B4 notation;
+    ``None``: its only breath weapon), aimed by exactly one of ``angle`` (degrees,
+    counter-clockwise from +x), ``toward`` (a model id) or ``best`` (the best aim, searched
+    exactly); rolled with ``seed`` when given; ``order`` is the order given with it (B9)."""
+
+    shooter: str
+    weapon: str | None = None
+    angle: float | None = None
+    toward: str | None = None
+    best: bool = False
+    seed: int | None = None
+    order: str | None = None
+
+    def __post_init__(self) -> None:
+        given = [
+            k
+            for k, on in (
+                ("angle", self.angle is not None),
+                ("toward", self.toward is not None),
+                ("best", self.best),
+            )
+            if on
+        ]
+        if len(given) != 1:
+            raise RulesError(
+                "breath: give exactly one of angle, toward or best"
+                + (f" (got {', '.join(given)})" if given else "")
+            )
+        if self.angle is not None:
+            if isinstance(self.angle, bool) or not isinstance(self.angle, (int, float)):
+                raise RulesError(f"breath: angle must be a number of degrees, got {self.angle!r}")
+            object.__setattr__(self, "angle", float(self.angle))
+        _check_seed("breath", self.seed)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlastRequest:
+    """A B10 blast of ``shooter``'s breath ``weapon`` (as :class:`BreathRequest`), centred
+    ``at`` (x, y) with ``radius``, both in the table's report unit."""
+
+    shooter: str
+    weapon: str | None = None
+    at: tuple[float, float]
+    radius: float
+    seed: int | None = None
+    order: str | None = None
+
+    def __post_init__(self) -> None:
+        try:
+            x, y = (float(c) for c in self.at)
+            radius = float(self.radius)
+        except (TypeError, ValueError):
+            raise RulesError(
+                f"blast: at must be (x, y) and radius a number, got at="
+                f"{self.at!r}, radius={self.radius!r}"
+            ) from None
+        if not (math.isfinite(x) and math.isfinite(y)):
+            raise RulesError(f"B10: the blast's centre must be finite, got {self.at!r}")
+        if not (math.isfinite(radius) and radius > 0):
+            raise RulesError(f"B10: a blast needs a positive radius, got {self.radius!r}")
+        object.__setattr__(self, "at", (x, y))
+        object.__setattr__(self, "radius", radius)
+        _check_seed("blast", self.seed)
+
+
+# --- the plan the dice procedure runs ---------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Everything the dice procedure needs: the breath, the victims in B7 order (tie
+    groups), each model's Protection (cover included when it applies, B6) and each
+    victim's B8 candidates."""
+
+    nature: Nature
+    difficulty: int | None
+    power: int | None
+    state: str | None
+    dice: int | None
+    groups: tuple[tuple[str, ...], ...]
+    protection: tuple[tuple[str, int], ...]
+    opponents: tuple[tuple[str, tuple[str, ...]], ...]
+
+    @property
+    def victims(self) -> tuple[str, ...]:
+        return tuple(m for g in self.groups for m in g)
+
+    @property
+    def chained(self) -> bool:
+        """An impacting breath that rolls: the B7 order matters (B6)."""
+        return self.nature == "impacting" and self.state is None
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """What one model got: the dice rolled at it (B6; 5 for B5), hits (B6), HP lost, the
+    state (B4), and the victim whose melee spill brought it in (B8)."""
+
+    model: str
+    dice: int | None
+    hits: int | None
+    hp_lost: int
+    state: str | None = None
+    via: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.model,
+            "dice": self.dice,
+            "hits": self.hits,
+            "hp_lost": self.hp_lost,
+            "state": self.state,
+            "via": self.via,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BreathRoll:
+    """A seeded roll of a breath: what each model got, in resolution order, and the dice."""
+
+    hits: tuple[Hit, ...]
+    log: RollLog
+
+    def hp_lost(self, model: str) -> int:
+        return sum(h.hp_lost for h in self.hits if h.model == model)
+
+    def to_json(self) -> dict[str, Any]:
+        lost = {h.model: self.hp_lost(h.model) for h in self.hits}
+        return {
+            "seed": self.log.seed,
+            "hits": [h.to_json() for h in self.hits],
+            "hp_lost": lost,
+            "log": self.log.to_json(),
+        }
+
+
+# --- rulings -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Victim:
+    """One model the breath may affect: in the template (``rank`` in B7 order, 1 = nearest;
+    ``tied_with`` the others at its distance) or reached by a melee spill (B8, ``via``)."""
+
+    id: str
+    side: str
+    in_area: bool
+    rank: int | None
+    tied_with: tuple[str, ...]
+    distance: float | None
+    cover: int
+    cover_pieces: tuple[str, ...]
+    protection: int
+    p_affected: Fraction
+    hp_lost: Distribution[int]
+    hp: int | None
+    via: tuple[str, ...] = ()
+    spill_to: tuple[str, ...] = ()
+
+    @property
+    def mean(self) -> Fraction:
+        return self.hp_lost.mean()
+
+    @property
+    def p_wounded(self) -> Fraction:
+        """P(at least 1 HP lost)."""
+        return self.hp_lost.at_least(1)
+
+    @property
+    def p_out(self) -> Fraction | None:
+        """P(HP lost >= the model's HP), when its ``hp`` stat is known."""
+        return None if self.hp is None else self.hp_lost.at_least(max(self.hp, 1))
+
+    def to_json(self, unit: Unit | None) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "side": self.side,
+            "in_area": self.in_area,
+            "rank": self.rank,
+            "tied_with": list(self.tied_with),
+            "distance": length(unit, self.distance),
+            "cover": self.cover,
+            "cover_pieces": list(self.cover_pieces),
+            "protection": self.protection,
+            "hp": self.hp,
+            "p_affected": chance(self.p_affected),
+            "hp_lost": law(self.hp_lost),
+            "p_wounded": chance(self.p_wounded),
+            "p_out": None if self.p_out is None else chance(self.p_out),
+            "via": list(self.via),
+            "spill_to": list(self.spill_to),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Aim:
+    """An arc of aims (degrees) with the same victims, and its expected value."""
+
+    angle: float
+    start: float
+    end: float
+    value: Fraction
+    victims: tuple[str, ...]
+    ties: tuple[tuple[str, ...], ...]
+    shielded: tuple[str, ...]
+
+    @property
+    def width(self) -> float:
+        return self.end - self.start
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "angle": self.angle,
+            "from": self.start % 360.0,
+            "to": self.end % 360.0,
+            "width": self.width,
+            "value": chance(self.value),
+            "victims": list(self.victims),
+            "ties": [list(g) for g in self.ties if len(g) > 1],
+            "shielded": list(self.shielded),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class AimSearch:
+    """The size of an exact best-aim search: critical aims found, arcs valued."""
+
+    critical: int
+    arcs: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"critical": self.critical, "arcs": self.arcs}
+
+
+def template_json(unit: Unit | None, template: Template) -> dict[str, Any]:
+    """A template in the report unit: a cone's apex, aim, size and corners; a blast's
+    centre and radius."""
+    if isinstance(template, Cone):
+        return {
+            "kind": "cone",
+            "apex": point(unit, template.apex),
+            "angle": template.angle,
+            "length": length(unit, template.length),
+            "width": length(unit, template.width),
+            "vertices": [point(unit, p) for p in template.vertices],
+        }
+    return {
+        "kind": "blast",
+        "centre": point(unit, template.centre),
+        "radius": length(unit, template.radius),
+    }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BreathRuling:
+    """What a breath does from one template: victims in order with their exact laws of HP
+    lost, the models it may spill onto, those shielded, the expected value (enemies minus
+    friends), and why (G7). ``best``, ``runner_up`` and ``search`` are set when the aim
+    was searched (B2); ``roll`` when the breath was rolled."""
+
+    kind: ClassVar[str] = "breath"
+
+    shooter: str
+    weapon: BreathWeapon
+    template: Template
+    plan: Plan
+    victims: tuple[Victim, ...]
+    shielded: tuple[str, ...]
+    value: Fraction
+    reasons: tuple[Reason, ...]
+    refusals: tuple[Reason, ...] = ()
+    best: Aim | None = None
+    runner_up: Aim | None = None
+    search: AimSearch | None = None
+    roll: BreathRoll | None = None
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(r.rule for r in self.reasons))
+
+    @property
+    def dice(self) -> int | None:
+        """The dice starting an impacting chain (Tir + 5, B6), else None."""
+        return self.plan.dice
+
+    def victim(self, ident: str) -> Victim:
+        for v in self.victims:
+            if v.id == ident:
+                return v
+        raise RulesError(
+            f"{ident!r} is not affected by this breath "
+            f"(affected: {', '.join(v.id for v in self.victims) or 'none'})"
+        )
+
+    def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "shooter": self.shooter,
+            "weapon": self.weapon.to_json(),
+            "template": template_json(unit, self.template),
+            "dice": self.plan.dice,
+            "victims": [v.to_json(unit) for v in self.victims],
+            "shielded": list(self.shielded),
+            "value": chance(self.value),
+            "best": None if self.best is None else self.best.to_json(),
+            "runner_up": None if self.runner_up is None else self.runner_up.to_json(),
+            "search": None if self.search is None else self.search.to_json(),
+            "roll": None if self.roll is None else self.roll.to_json(),
+            "reasons": reasons_json(self.reasons),
+            "refusals": reasons_json(self.refusals),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BlastRuling(BreathRuling):
+    """A B10 blast: a :class:`BreathRuling` whose template is a circle."""
+
+    kind: ClassVar[str] = "blast"
+
+
+# --- schemas -----------------------------------------------------------------------------
+
+_WEAPON = obj(
+    {
+        "name": STR,
+        "notation": STR,
+        "french": STR,
+        "english": STR,
+        "nature": STR,
+        "damage_type": STR,
+        "difficulty": nullable(INT),
+        "power": nullable(INT),
+        "state": nullable(STR),
+    }
+)
+_CONE = obj(
+    {
+        "kind": {"const": "cone"},
+        "apex": POINT,
+        "angle": NUMBER,
+        "length": LENGTH,
+        "width": LENGTH,
+        "vertices": array(POINT),
+    }
+)
+_BLAST = obj({"kind": {"const": "blast"}, "centre": POINT, "radius": LENGTH})
+_VICTIM = obj(
+    {
+        "id": STR,
+        "side": STR,
+        "in_area": BOOL,
+        "rank": nullable(INT),
+        "tied_with": IDS,
+        "distance": nullable(LENGTH),
+        "cover": INT,
+        "cover_pieces": IDS,
+        "protection": INT,
+        "hp": nullable(INT),
+        "p_affected": CHANCE,
+        "hp_lost": LAW,
+        "p_wounded": CHANCE,
+        "p_out": nullable(CHANCE),
+        "via": IDS,
+        "spill_to": IDS,
+    }
+)
+_AIM = obj(
+    {
+        "angle": NUMBER,
+        "from": NUMBER,
+        "to": NUMBER,
+        "width": NUMBER,
+        "value": CHANCE,
+        "victims": IDS,
+        "ties": array(IDS),
+        "shielded": IDS,
+    }
+)
+_HIT = obj(
+    {
+        "id": STR,
+        "dice": nullable(INT),
+        "hits": nullable(INT),
+        "hp_lost": INT,
+        "state": nullable(STR),
+        "via": nullable(STR),
+    }
+)
+_LOG = obj({"seed": nullable(INT), "dice": array(obj({"label": STR, "sides": INT, "value": INT}))})
+_ROLL = obj(
+    {
+        "seed": nullable(INT),
+        "hits": array(_HIT),
+        "hp_lost": {"type": "object", "additionalProperties": INT},
+        "log": _LOG,
+    }
+)
+
+
+def ruling_schema(template: dict[str, Any]) -> dict[str, Any]:
+    """The JSON Schema fragment of a breath (or blast) ruling beyond kind and reasons."""
+    props = {
+        "shooter": STR,
+        "weapon": _WEAPON,
+        "template": template,
+        "dice": nullable(INT),
+        "victims": array(_VICTIM),
+        "shielded": IDS,
+        "value": CHANCE,
+        "best": nullable(_AIM),
+        "runner_up": nullable(_AIM),
+        "search": nullable(obj({"critical": INT, "arcs": INT})),
+        "roll": nullable(_ROLL),
+    }
+    return {"properties": props, "required": list(props)}
+
+
+BREATH_SCHEMA = ruling_schema(_CONE)
+BLAST_SCHEMA = ruling_schema(_BLAST)

@@ -1,0 +1,428 @@
+"""Who a breath affects from one template, and the ruling that says so (B3, B6, B8, B9).
+
+:func:`rule` places nothing itself: it takes a template (a cone of
+:func:`~arbitre.templates.place_cone`, B1-B2, or a B10 :class:`~arbitre.templates.Blast`),
+finds the victims (B3, optionally shielded by large terrain), orders them (B7), gives
+each its Protection (with the F3-F4 cover of the shooter's centre line for an impacting
+breath, B6) and its B8 opponents, and every model its exact law of HP lost
+(:func:`~arbitre.rules.breath.procedure.laws`).
+
+**Decisions** (besides RULES.md's): victims are the bases in G4 contact with the template
+(option ``template_touch: overlap`` asks for an overlap of positive area); with
+``template_blocked`` only large terrain shields a base, never other bases (B6 sends the
+missed dice on to the bases behind); B8 opponents are the models engaged with the victim
+either way (G2), outside the template, the shooter never; each engaged victim rolls its
+own B8 die, and an opponent picked twice is affected once (a breath affects a model at
+most once, as B3). A B10 blast is resolved like B5 and excepts nobody.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from fractions import Fraction
+
+from arbitre import templates
+from arbitre.dice import Distribution
+from arbitre.errors import RulesError
+from arbitre.rules.breath.notation import BreathWeapon, Nature, breath_weapon
+from arbitre.rules.breath.procedure import expected_value, laws, spill_odds
+from arbitre.rules.breath.values import (
+    BlastRuling,
+    BreathOptions,
+    BreathRuling,
+    Plan,
+    Victim,
+)
+from arbitre.rules.options import read_options, shared_options
+from arbitre.rules.ruling import Reason
+from arbitre.rules.small_terrain import CoverBonus, cover_bonuses
+from arbitre.table import Model, Table, Unit
+from arbitre.templates import Blast, Cone, Template
+from arbitre.text import fold
+
+
+def check_order(order: str | None) -> None:
+    """B9: the order Vae victis cannot be used with a breath weapon."""
+    if order is not None and fold(order) == "vae victis":
+        raise RulesError(
+            f"B9: the order {order!r} (Vae victis) cannot be used with a breath weapon"
+        )
+
+
+def stat(model: Model, name: str, default: int | None) -> int | None:
+    """A whole-number stat of a model (Tir, Protection, HP), or ``default``."""
+    value = model.stat(name)
+    if value is None:
+        return default
+    if not float(value).is_integer() or value < 0:
+        raise RulesError(
+            f"model {model.id!r}: stat {name} must be a whole number >= 0, got {value:g}"
+        )
+    return int(value)
+
+
+class Context:
+    """What does not change with the aim: the breath, the shooter, each model's side,
+    Protection and cover, and its opponents (cached)."""
+
+    def __init__(
+        self, table: Table, shooter: str, weapon: BreathWeapon, opts: BreathOptions, *, blast: bool
+    ) -> None:
+        self.table, self.shooter, self.weapon, self.opts, self.blast = (
+            table,
+            shooter,
+            weapon,
+            opts,
+            blast,
+        )
+        self.note = weapon.notation
+        self.nature: Nature = "enveloping" if blast else self.note.nature
+        self.side = table.model(shooter).side
+        self.dice: int | None = None
+        if self.nature == "impacting" and self.note.rolls:
+            tir = stat(table.model(shooter), "tir", None)
+            if tir is None:
+                raise RulesError(
+                    f"B6: {shooter!r} has no `tir` stat: an impacting breath "
+                    "rolls Tir + 5 dice (add stats: {tir: N})"
+                )
+            self.dice = tir + 5
+        self.use_cover = (
+            self.nature == "impacting" and self.note.rolls and opts.cover_effect == "protection"
+        )
+        self.covers: dict[str, CoverBonus] = {}
+        self._protection: dict[str, int] = {}
+        self.engaged = {
+            m: tuple(sorted(set(partners) - {shooter}))
+            for m, partners in table.engagements().items()
+        }
+
+    @property
+    def strict(self) -> bool:
+        """B3 read as an overlap of positive area (``template_touch: overlap``)."""
+        return self.opts.template_touch == "overlap"
+
+    def prepare_cover(self, ids: Iterable[str]) -> None:
+        """F3-F4 from the shooter's centre line for ``ids`` (B6), in one batch."""
+        if self.nature != "impacting" or not self.note.rolls:
+            return
+        want = sorted({m for m in ids if m not in self.covers and m != self.shooter})
+        for c in cover_bonuses(self.table, [(self.shooter, m) for m in want]):
+            self.covers[c.target] = c
+
+    def cover(self, m: str) -> int:
+        c = self.covers.get(m)
+        return c.bonus if c is not None else 0
+
+    def protection(self, m: str) -> int:
+        """Protection (B5), plus the cover of the shooter's centre line when it applies (B6)."""
+        if m not in self._protection:
+            base = stat(self.table.model(m), "protection", 0) or 0
+            self._protection[m] = base + (self.cover(m) if self.use_cover else 0)
+        return self._protection[m]
+
+    def sign(self, m: str) -> int:
+        """+1 for an enemy of the shooter, -1 for a friend (the best aim's objective)."""
+        return -1 if self.table.model(m).side == self.side else 1
+
+    def plan(self, groups: tuple[tuple[str, ...], ...], area: set[str]) -> Plan:
+        """The dice procedure's plan for these victims (B7 groups); ``area`` is every base
+        the template touches, shielded or not (never a B8 opponent)."""
+        victims = [m for g in groups for m in g]
+        opps = tuple(
+            (m, c)
+            for m in victims
+            if (c := tuple(o for o in self.engaged.get(m, ()) if o not in area))
+        )
+        everyone = set(victims) | {o for _, c in opps for o in c}
+        self.prepare_cover(everyone)
+        n = self.note
+        return Plan(
+            nature=self.nature,
+            difficulty=n.difficulty,
+            power=n.power,
+            state=n.state,
+            dice=self.dice,
+            groups=groups,
+            protection=tuple((m, self.protection(m)) for m in sorted(everyone)),
+            opponents=opps,
+        )
+
+
+def context(
+    table: Table,
+    shooter: str,
+    weapon: str | BreathWeapon | None,
+    opts: BreathOptions | None,
+    *,
+    blast: bool,
+) -> Context:
+    """The context of ``shooter``'s breath ``weapon`` (a name, a notation, the weapon, or
+    ``None`` for its only one) under ``opts`` (default: the table's)."""
+    bw = weapon if isinstance(weapon, BreathWeapon) else breath_weapon(table, shooter, weapon)
+    return Context(
+        table, shooter, bw, opts or read_options(BreathOptions, table.options), blast=blast
+    )
+
+
+def template_area(ctx: Context, template: Template) -> tuple[tuple[templates.Touch, ...], set[str]]:
+    """B3: the touched bases not shielded (B3 option), and every touched base."""
+    table = ctx.table
+    exclude = (ctx.shooter,) if isinstance(template, Cone) else ()
+    touches = templates.touched(table, template, strict=ctx.strict, exclude=exclude)
+    area = {t.model for t in touches}
+    if ctx.opts.template_blocked and touches:
+        flags = templates.shielded_from(
+            table,
+            template.origin,
+            [table.model_index(t.model) for t in touches],
+            grazing=shared_options(table).grazing_blocks,
+        )
+        touches = tuple(t for t, f in zip(touches, flags, strict=True) if not f)
+    return touches, area
+
+
+def rule(
+    table: Table,
+    shooter: str,
+    weapon: str | BreathWeapon | None,
+    template: Template,
+    *,
+    order: str | None = None,
+    options: BreathOptions | None = None,
+) -> BreathRuling:
+    """B1-B10: the breath of ``shooter``'s ``weapon`` from ``template``, with its reasons
+    (a :class:`~arbitre.rules.breath.values.BlastRuling` for a blast).
+
+    ``order`` is the order the shooter's player gives with the shot, if any (B9);
+    ``options`` default to the table's.
+    """
+    check_order(order)
+    if isinstance(template, Blast):
+        templates.check_blast(template)
+    ctx = context(table, shooter, weapon, options, blast=isinstance(template, Blast))
+    return rule_in(ctx, template, order)
+
+
+def rule_in(ctx: Context, template: Template, order: str | None) -> BreathRuling:
+    """:func:`rule` in a prepared context."""
+    touches, area = template_area(ctx, template)
+    groups = templates.tie_groups(touches, ctx.table.contact_tolerance)
+    plan = ctx.plan(groups, area)
+    victims = _victims(ctx, plan, {t.model: t.distance for t in touches})
+    shielded = tuple(sorted(area - {t.model for t in touches}))
+    cls = BlastRuling if isinstance(template, Blast) else BreathRuling
+    return cls(
+        shooter=ctx.shooter,
+        weapon=ctx.weapon,
+        template=template,
+        plan=plan,
+        victims=victims,
+        shielded=shielded,
+        value=expected_value(plan, ctx.sign),
+        reasons=tuple(_reasons(ctx, template, plan, victims, shielded, order)),
+    )
+
+
+def _victims(ctx: Context, plan: Plan, dist: dict[str, float]) -> tuple[Victim, ...]:
+    """The victims in B7 order (rank, ties), then the models a B8 spill may reach."""
+    got, spill = laws(plan), spill_odds(plan)
+    opps, prot = dict(plan.opponents), dict(plan.protection)
+    out: list[Victim] = []
+    rank = 1
+    for g in plan.groups:
+        for m in g:
+            out.append(
+                _victim(
+                    ctx,
+                    m,
+                    in_area=True,
+                    rank=rank,
+                    tied=tuple(x for x in g if x != m),
+                    distance=dist[m],
+                    protection=prot[m],
+                    p=Fraction(1),
+                    law=got[m],
+                    spill_to=opps.get(m, ()),
+                )
+            )
+        rank += len(g)
+    for o, p in spill.items():
+        if o not in dist:
+            via = tuple(m for m, c in plan.opponents if o in c)
+            out.append(
+                _victim(
+                    ctx,
+                    o,
+                    in_area=False,
+                    rank=None,
+                    tied=(),
+                    distance=None,
+                    protection=prot[o],
+                    p=p,
+                    law=got[o],
+                    via=via,
+                )
+            )
+    return tuple(out)
+
+
+def _victim(
+    ctx: Context,
+    m: str,
+    *,
+    in_area: bool,
+    rank: int | None,
+    tied: tuple[str, ...],
+    distance: float | None,
+    protection: int,
+    p: Fraction,
+    law: Distribution[int],
+    via: tuple[str, ...] = (),
+    spill_to: tuple[str, ...] = (),
+) -> Victim:
+    model = ctx.table.model(m)
+    c = ctx.covers.get(m)
+    return Victim(
+        id=m,
+        side=model.side,
+        in_area=in_area,
+        rank=rank,
+        tied_with=tied,
+        distance=distance,
+        cover=ctx.cover(m),
+        cover_pieces=c.pieces if c else (),
+        protection=protection,
+        p_affected=p,
+        hp_lost=law,
+        hp=stat(model, "hp", None),
+        via=via,
+        spill_to=spill_to,
+    )
+
+
+def _len(unit: Unit, mm: float) -> str:
+    return f"{unit.from_mm(mm):.4g} {unit.name}"
+
+
+def _reasons(
+    ctx: Context,
+    template: Template,
+    plan: Plan,
+    victims: Sequence[Victim],
+    shielded: Sequence[str],
+    order: str | None,
+) -> list[Reason]:
+    """Why, rule by rule: the template (B1-B2, B10), who it touches (B3), the breath (B4),
+    its dice (B5-B6, cover), ties (B7), spills (B8), the order (B9)."""
+    table, s = ctx.table, ctx.shooter
+    out = _template_reasons(ctx, template)
+    touched = tuple(v.id for v in victims if v.in_area)
+    touch = (
+        "overlaps it (positive area)"
+        if ctx.strict
+        else f"is within {table.contact_tolerance:g} mm of it (G4)"
+    )
+    out.append(
+        Reason(
+            "B3",
+            touched,
+            f"touched: {', '.join(touched) or 'nobody'} (a base "
+            f"counts when it {touch}); friend or foe, no attack roll, the number "
+            "of hits cannot be reduced",
+        )
+    )
+    if shielded:
+        out.append(
+            Reason(
+                "B3",
+                tuple(shielded),
+                f"{', '.join(shielded)}: in the template but "
+                "shielded from the apex by large terrain (template_blocked)",
+            )
+        )
+    out.append(Reason("B4", (s,), f"{ctx.weapon.name}: {ctx.note.describe()}"))
+    out.extend(_dice_reasons(ctx, plan, victims))
+    for g in plan.groups:
+        if len(g) > 1:
+            how = "drawn at random (logged dice)" if plan.chained else "irrelevant here"
+            out.append(
+                Reason("B7", g, f"{', '.join(g)} are at the same distance: their order is {how}")
+            )
+    for m, cands in plan.opponents:
+        out.append(
+            Reason(
+                "B8",
+                (m, *cands),
+                f"{m} is engaged with {', '.join(cands)} outside "
+                "the template: 1d6, odd = one of them at random is affected too",
+            )
+        )
+    if order is not None:
+        out.append(Reason("B9", (s,), f"order {order!r} allowed (only Vae victis is barred)"))
+    return out
+
+
+def _template_reasons(ctx: Context, template: Template) -> list[Reason]:
+    s, u = ctx.shooter, ctx.table.unit
+    if not isinstance(template, Cone):
+        return [
+            Reason(
+                "B10",
+                (s,),
+                f"blast of radius {_len(u, template.radius)}, resolved like B5; nobody is excepted",
+            )
+        ]
+    baseless = ctx.table.model(s).base.radius <= 0
+    where = "at its centre" if baseless else "on its base, in the aim direction"
+    out = [
+        Reason(
+            "B1",
+            (s,),
+            f"cone {_len(u, template.length)} long, far side "
+            f"{_len(u, template.width)} (6 x 2 toises)",
+        ),
+        Reason("B2", (s,), f"aimed at {template.angle:.4g} degrees, apex {where}"),
+    ]
+    if baseless:
+        out.append(Reason("F8", (s,), f"{s} has no base: its centre is used"))
+    return out
+
+
+def _dice_reasons(ctx: Context, plan: Plan, victims: Sequence[Victim]) -> list[Reason]:
+    note, s = ctx.note, ctx.shooter
+    if note.state is not None:
+        return []
+    if plan.nature == "enveloping":
+        return [
+            Reason(
+                "B5",
+                (),
+                f"each victim: 5d6, each die {note.difficulty}+ hits for "
+                f"{note.power}; HP lost = damage - Protection; no cover",
+            )
+        ]
+    out = [
+        Reason(
+            "B6",
+            (s,),
+            f"{plan.dice} dice (Tir + 5) at the nearest; each next victim "
+            "gets the dice missed on the one before",
+        )
+    ]
+    for v in victims:
+        c = ctx.covers.get(v.id)
+        if c and c.bonus:
+            how = "added to Protection" if ctx.use_cover else "ignored (cover_effect: none)"
+            out.append(
+                Reason(
+                    "B6",
+                    (v.id, *c.pieces),
+                    f"{v.id}: cover +{c.bonus} from {s}'s centre line ({how})",
+                )
+            )
+            out.extend(c.reasons)
+    return out
+
+
+__all__ = ["Context", "check_order", "context", "rule", "rule_in", "stat", "template_area"]
