@@ -199,17 +199,25 @@ class Distribution(Mapping[T, int]):
         return result
 
     def to_json(self) -> dict[str, Any]:
-        """Exact JSON: probabilities as fraction strings ("7/36"), floats beside (DESIGN.md)."""
+        """The one JSON encoding of a law (DESIGN.md): outcomes, their chances as fraction
+        strings ("7/36") and as floats, and the mean as an exact chance object (None for
+        outcomes that are not numbers)."""
         probs = [Fraction(w, self._total) for _, w in self.pairs]
         numeric = all(isinstance(o, (int, Fraction)) for o in self._index)
         mean = cast(Distribution[int], self).mean() if numeric else None
         return {
             "outcomes": list(self._index),  # tuples become JSON lists
             "p": [str(p) for p in probs],
-            "p_float": [float(p) for p in probs],
-            "mean": None if mean is None else str(mean),
-            "mean_float": None if mean is None else float(mean),
+            "float": [float(p) for p in probs],
+            "mean": None if mean is None else chance_json(mean),
         }
+
+
+def chance_json(p: Fraction | int) -> dict[str, Any]:
+    """The one JSON encoding of an exact chance (or any exact number): ``{"p": "7/36",
+    "float": 0.1944...}``."""
+    q = Fraction(p)
+    return {"p": str(q), "float": float(q)}
 
 
 def _from_fractions(probs: Mapping[T, Fraction]) -> Distribution[T]:

@@ -15,13 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
+from typing import Any, ClassVar, Protocol, runtime_checkable
 
+from arbitre.dice import Distribution, chance_json
 from arbitre.errors import RulesError
 from arbitre.table import MM, Unit
-
-if TYPE_CHECKING:
-    from arbitre.dice import Distribution
 
 #: Version of the JSON form of rulings.
 JSON_VERSION = 2
@@ -57,27 +55,13 @@ def reasons_json(reasons: Sequence[Reason]) -> list[dict[str, Any]]:
 
 def chance(p: Fraction | int) -> dict[str, Any]:
     """The one JSON encoding of an exact chance: ``{"p": "7/36", "float": 0.1944...}``."""
-    q = Fraction(p)
-    return {"p": str(q), "float": float(q)}
+    return chance_json(p)
 
 
 def law(dist: Distribution[Any]) -> dict[str, Any]:
     """The one JSON encoding of an exact law: outcomes in order, their chances exact and
-    as floats, and the mean (outcomes must be numbers for the mean)."""
-    probs = dist.probabilities()
-    outcomes = list(probs)
-    doc: dict[str, Any] = {
-        "outcomes": outcomes,
-        "p": [str(probs[o]) for o in outcomes],
-        "float": [float(probs[o]) for o in outcomes],
-    }
-    try:
-        mean = sum((Fraction(o) * probs[o] for o in outcomes), Fraction(0))
-    except (TypeError, ValueError):
-        doc["mean"] = None
-    else:
-        doc["mean"] = chance(mean)
-    return doc
+    as floats, and the mean as a :func:`chance` object (None unless outcomes are numbers)."""
+    return dist.to_json()
 
 
 def length(unit: Unit | None, mm: float | None) -> float | None:
