@@ -1,119 +1,162 @@
 """The Mordheim marks over a table picture (M3-M7): a face, no rules here.
 
-:func:`overlay` reads a :class:`~arbitre.rules.mordheim.TargetsRuling` and returns an
-:class:`~arbitre.faces.svg.table.Overlay` for
-:func:`~arbitre.faces.svg.table.render_table`: the weapon's
-range and long range around the shooter (M6), a ring on each enemy it sees (the closest,
-that it must take unless an exception applies, M3/M5; the other legal targets; the seen
-ones it may not target, M3-M5), and beside each the score it needs to hit (M7).
+:func:`overlays` asks the ``targets`` question of a shooter and draws the fields of its
+ruling as an :class:`~arbitre.faces.svg.table.Overlay` for
+:func:`~arbitre.faces.svg.table.render_table`: the weapon's range and long-range rings
+around the shooter (``range_ring``, ``half_range_ring``, M6), the fights (``fights``,
+M4), a ring on each enemy it sees (the closest, that it must take unless an exception
+applies, M3/M5; the other legal targets; the seen ones it may not target), and beside
+each the score it needs to hit (``need_short``, M7).
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
+from typing import Any
 
 import shapely
 
+from arbitre.faces.svg.overlays import overlay_for
 from arbitre.faces.svg.table import SCREEN_PX, Drawing, Overlay
 from arbitre.geometry import Point
-from arbitre.rules import mordheim
-from arbitre.table import Table
+from arbitre.rules import ask
+from arbitre.table import MM, Table, Unit
+
+#: The ruleset whose ``targets`` rulings this picture draws.
+RULES = "mordheim"
 
 CLOSEST, LEGAL, NOT_LEGAL = "#e6007e", "#0f8f3c", "#a0a0a0"
 RANGE, HALF_RANGE, REFUSED, FIGHT = "#1f3a93", "#6c8ed4", "#d62020", "#5b2c06"
 
 
 def _circle(centre: Point, r: float, n: int = 96) -> tuple[Point, ...]:
-    return tuple(Point(centre.x + r * math.cos(2 * math.pi * k / n),
-                       centre.y + r * math.sin(2 * math.pi * k / n)) for k in range(n))
+    return tuple(
+        Point(
+            centre.x + r * math.cos(2 * math.pi * k / n),
+            centre.y + r * math.sin(2 * math.pi * k / n),
+        )
+        for k in range(n)
+    )
 
 
-def _score(t: mordheim.TargetRuling, opts: mordheim.MordheimOptions) -> str:
-    if t.score is None:
-        return "?"
-    if t.in_range is False:
-        return "out of range"
-    if t.need is None:
-        return "no hit"
-    return mordheim.need_text(t.score, opts).replace("any roll", "1+").replace(
-        " (a natural 1 misses)", "")
+def _length(unit: Unit, mm: float) -> str:
+    return f"{unit.from_mm(mm):.4g} {unit.name}"
 
 
-def overlay(table: Table, shooter: str, *, weapon: str | None = None,
-            ruling: mordheim.TargetsRuling | None = None) -> Overlay:
-    """The marks of ``shooter``'s shooting phase (``ruling``, or :func:`mordheim.targets`
-    with ``weapon``) to draw over the table."""
-    ruling = ruling or mordheim.targets(table, shooter, weapon=weapon)
-    s = table.model(ruling.shooter)
-    u = max(table.width, table.depth) / SCREEN_PX  # mm per screen pixel, as render does
+@overlay_for(RULES)
+def overlays(
+    table: Table, shooter: str, *, options: Mapping[str, Any] | None = None
+) -> list[Overlay]:
+    """The marks of ``shooter``'s shooting phase, under ``options`` over the table's."""
+    answer = ask(table, "targets", rules=RULES, options=dict(options or {}), shooter=shooter)
+    return [overlay(table, answer.ruling, answer.unit or MM)]
+
+
+def _ranges(table: Table, ruling: Any, unit: Unit) -> tuple[list[Drawing], list[Any]]:
+    """M6: the range and long-range rings of the ruling, drawn where they are on the table."""
     drawings: list[Drawing] = []
     legend: list[tuple[str, str, str]] = []
-    w = ruling.weapon
-    if w is not None and w.range is not None:
-        pad = s.base.radius if ruling.options.range_from == "edge" else 0.0
-        for reach, colour, text in ((w.range, RANGE, "range"),
-                                    (w.range / 2, HALF_RANGE, "long beyond")):
-            span = mordheim.length(table, reach)
-            for arc in _on_table(table, _circle(s.at, reach + pad)):
-                drawings.append(Drawing(arc, stroke=colour, dashed=True, width_px=2.0,
-                                        title=f"{w.name}: {text} {span} (M6)",
-                                        cls="mordheim-range"))
-            legend.append(("dash", colour, f"{text} {span} (M6)"))
-    fights = _fights(table)
-    for group in fights:
-        pts = [(p.x, p.y) for m in group for p in _circle(table.model(m).at,
-                                                          table.model(m).base.radius + 9 * u)]
+    w, at = ruling.weapon, table.model(ruling.shooter).at
+    if w is None or ruling.range_ring is None:
+        return drawings, legend
+    for ring, reach, colour, text in (
+        (ruling.range_ring, ruling.range, RANGE, "range"),
+        (ruling.half_range_ring, ruling.half_range, HALF_RANGE, "long beyond"),
+    ):
+        span = _length(unit, reach)
+        for arc in _on_table(table, _circle(at, ring)):
+            drawings.append(
+                Drawing(
+                    arc,
+                    stroke=colour,
+                    dashed=True,
+                    width_px=2.0,
+                    title=f"{w.name}: {text} {span} (M6)",
+                    cls="mordheim-range",
+                )
+            )
+        legend.append(("dash", colour, f"{text} {span} (M6)"))
+    return drawings, legend
+
+
+def _fights(table: Table, ruling: Any, u: float) -> list[Drawing]:
+    """M4: a dashed hull around each group of models in close combat together."""
+    drawings = []
+    for group in ruling.fights:
+        pts = [
+            (p.x, p.y)
+            for m in group
+            for p in _circle(table.model(m).at, table.model(m).base.radius + 9 * u)
+        ]
         hull = shapely.MultiPoint(pts).convex_hull
-        drawings.append(Drawing(tuple(Point(x, y) for x, y in hull.exterior.coords[:-1]),
-                                closed=True, stroke=FIGHT, width_px=2.5, dashed=True,
-                                title=f"in close combat: {', '.join(group)} (M4)",
-                                cls="mordheim-fight"))
-    if fights:
+        drawings.append(
+            Drawing(
+                tuple(Point(x, y) for x, y in hull.exterior.coords[:-1]),
+                closed=True,
+                stroke=FIGHT,
+                width_px=2.5,
+                dashed=True,
+                title=f"in close combat: {', '.join(group)} (M4)",
+                cls="mordheim-fight",
+            )
+        )
+    return drawings
+
+
+def _target(table: Table, t: Any, u: float) -> Drawing:
+    """M3-M7: the ring of one seen target, its legality by colour, its score beside it."""
+    m = table.model(t.target)
+    colour = CLOSEST if t.closest else LEGAL if t.legal else NOT_LEGAL
+    kind = "closest" if t.closest else "legal" if t.legal else "not-legal"
+    r = max(m.base.radius, 6 * u) + 5 * u
+    score = (
+        []
+        if t.need_text is None
+        else [f"M7 {t.need_text}" + ("" if t.odds is None else f", p {t.odds.hit}")]
+    )
+    why = "; ".join([*score, *(f"{x.rule} {x.text}" for x in t.deciding)])
+    return Drawing(
+        _circle(m.at, r),
+        closed=True,
+        stroke=colour,
+        width_px=4.5 if t.closest else 3.0,
+        dashed=not t.legal,
+        label=t.need_short or "?",
+        label_at=Point(m.at.x, m.at.y + r + 6 * u),
+        label_colour=colour,
+        title=f"{t.target}: {why}",
+        cls=f"mordheim-target {kind}",
+    )
+
+
+def overlay(table: Table, ruling: Any, unit: Unit = MM) -> Overlay:
+    """The overlay of one ``targets`` ruling over ``table``, lengths told in ``unit``."""
+    u = max(table.width, table.depth) / SCREEN_PX  # mm per screen pixel, as render does
+    drawings, legend = _ranges(table, ruling, unit)
+    drawings += _fights(table, ruling, u)
+    if ruling.fights:
         legend.append(("dash", FIGHT, "close combat (M4)"))
-    for t in ruling.targets:
-        if not t.visible:
-            continue
-        m = table.model(t.target)
-        colour = CLOSEST if t.closest else LEGAL if t.legal else NOT_LEGAL
-        kind = "closest" if t.closest else "legal" if t.legal else "not-legal"
-        r = max(m.base.radius, 6 * u) + 5 * u
-        why = "; ".join(f"{x.rule} {x.text}" for x in t.reasons
-                        if x.rule in ("M3", "M4", "M5", "M7"))
-        drawings.append(Drawing(
-            _circle(m.at, r), closed=True, stroke=colour, width_px=4.5 if t.closest else 3.0,
-            dashed=not t.legal, label=_score(t, ruling.options),
-            label_at=Point(m.at.x, m.at.y + r + 6 * u), label_colour=colour,
-            title=f"{t.target}: {why}", cls=f"mordheim-target {kind}"))
-    legend.insert(0, ("line", LEGAL if ruling.may_shoot else REFUSED,
-                      "may shoot (M1)" if ruling.may_shoot else "may NOT shoot (M1)"))
+    drawings += [_target(table, t, u) for t in ruling.targets if t.visible]
+    legend.insert(
+        0,
+        (
+            "line",
+            LEGAL if ruling.may_shoot else REFUSED,
+            "may shoot (M1)" if ruling.may_shoot else "may NOT shoot (M1)",
+        ),
+    )
     if ruling.elevated:
         legend.append(("line", LEGAL, "elevated: free pick (M5)"))
-    legend += [("ring", CLOSEST, "closest: must take (M3)"),
-               ("ring", LEGAL, "legal target (M3-M5)"),
-               ("ring", NOT_LEGAL, "seen, not legal"),
-               ("line", LEGAL, "4+: score to hit (M7)")]
+    legend += [
+        ("ring", CLOSEST, "closest: must take (M3)"),
+        ("ring", LEGAL, "legal target (M3-M5)"),
+        ("ring", NOT_LEGAL, "seen, not legal"),
+        ("line", LEGAL, "4+: score to hit (M7)"),
+    ]
     for reason in ruling.refusals:
         legend.append(("line", REFUSED, f"{reason.rule}: {_short(reason.text, 22)}"))
-    return Overlay(tuple(drawings), tuple(legend), _short(f"Mordheim: {s.id}", 24))
-
-
-def _fights(table: Table) -> list[tuple[str, ...]]:
-    """The groups of models in close combat together (connected by ``engaged``)."""
-    links = mordheim.engagements(table)
-    seen: set[str] = set()
-    groups = []
-    for m in table.models:
-        if m.id in seen or not links[m.id]:
-            continue
-        group, todo = [], [m.id]
-        while todo:
-            k = todo.pop()
-            if k not in seen:
-                seen.add(k)
-                group.append(k)
-                todo.extend(links[k])
-        groups.append(tuple(group))
-    return groups
+    return Overlay(tuple(drawings), tuple(legend), _short(f"Mordheim: {ruling.shooter}", 24))
 
 
 def _short(text: str, n: int) -> str:
@@ -125,6 +168,8 @@ def _on_table(table: Table, ring: tuple[Point, ...]) -> list[tuple[Point, ...]]:
     """The arcs of a closed ring that lie on the table (drawn only there)."""
     line = shapely.LineString([(p.x, p.y) for p in (*ring, ring[0])])
     clipped = line.intersection(shapely.box(0.0, 0.0, table.width, table.depth))
-    return [tuple(Point(x, y) for x, y in part.coords)
-            for part in shapely.get_parts(clipped) if part.geom_type == "LineString"
-            and len(part.coords) > 1]
+    return [
+        tuple(Point(x, y) for x, y in part.coords)
+        for part in shapely.get_parts(clipped)
+        if part.geom_type == "LineString" and len(part.coords) > 1
+    ]

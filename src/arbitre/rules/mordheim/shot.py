@@ -1,11 +1,17 @@
-"""The dice of one Mordheim shot (M4, M6, M7, M9), written once as a procedure.
+"""M7 and M9: the score to hit, its words, the exact odds of a shot and the roll of it.
 
 A :class:`Shot` is a frozen value and a dice procedure: called on a
 :class:`~arbitre.dice.Dice` source it rolls the M7 to-hit die (through
-:func:`arbitre.dice.mordheim_to_hit`) and, for a hit into a multiplayer melee, the M4 die
-that says who is hit. :meth:`Shot.odds` enumerates it exactly; :func:`roll` rolls it on a
-seeded :class:`~arbitre.dice.Roller`. Both call the same ``__call__``, so the odds printed
-by ``arbitre targets`` and the roll of ``arbitre shoot`` cannot disagree.
+:func:`arbitre.dice.mordheim_to_hit`, the one M7/M9 procedure) and, for a hit into a
+multiplayer melee, the M4 die that says who is hit. :meth:`Shot.odds` enumerates it
+exactly; :func:`roll` rolls it on a seeded :class:`~arbitre.dice.Roller`. Both call the
+same ``__call__``, so the odds of ``targets`` and the roll of ``shoot`` cannot disagree.
+
+:func:`to_hit` works out a target's M7 score (BS, cover, long range, moving, large) with
+its reasons; :func:`rolled` rolls a legal shot into a :class:`ShootRuling`.
+
+Decision: a shooter without BS, or with BS 0, has no score (a reason not to shoot, not
+an error); a BS that is not a whole number from 0 to 10 is an error.
 """
 
 from __future__ import annotations
@@ -24,6 +30,10 @@ from arbitre.dice import (
     mordheim_to_hit,
     roll_procedure,
 )
+from arbitre.errors import RulesError
+from arbitre.rules.mordheim.values import MordheimOptions, ShootRuling, TargetRuling
+from arbitre.rules.ruling import Reason, chance
+from arbitre.table import Model
 
 #: What a shot gives: ``("hit", model hit)``, ``("hit_cover", None)`` or ``("miss", None)``.
 Outcome = tuple[ToHit, str | None]
@@ -40,14 +50,14 @@ class Odds:
     allocation: tuple[tuple[str, Fraction], ...]
 
     def to_json(self) -> dict[str, Any]:
-        """Exact fraction strings with floats beside (DESIGN.md "Outputs")."""
-        doc: dict[str, Any] = {}
-        for name, p in (("p_hit", self.hit), ("p_hit_cover", self.hit_cover),
-                        ("p_miss", self.miss)):
-            doc[name], doc[f"{name}_float"] = str(p), float(p)
-        doc["p_hit_model"] = {m: str(p) for m, p in self.allocation}
-        doc["p_hit_model_float"] = {m: float(p) for m, p in self.allocation}
-        return doc
+        """Exact chances (DESIGN.md "Outputs"); ``allocation`` one ``{"model", "chance"}``
+        a model of the fight, in the fight's order."""
+        return {
+            "hit": chance(self.hit),
+            "hit_cover": chance(self.hit_cover),
+            "miss": chance(self.miss),
+            "allocation": [{"model": m, "chance": chance(p)} for m, p in self.allocation],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,3 +122,182 @@ class Shot:
 def roll(shot: Shot, seed: int | Roller) -> tuple[Outcome, RollLog]:
     """Roll ``shot`` once on a seeded, logged roller: its outcome and every die."""
     return roll_procedure(shot, seed)
+
+
+# -- the M7 score and its words ---------------------------------------------------------------
+
+
+def ballistic_skill(model: Model) -> int | None:
+    """The model's BS (``stats.bs``), a whole number from 0 to 10 (M7), or None."""
+    value = model.stat("bs")
+    if value is None:
+        return None
+    if isinstance(value, bool) or not float(value).is_integer() or not 0 <= value <= 10:
+        raise RulesError(
+            f"model {model.id!r} stats.bs: must be a whole number from 0 to 10 "
+            f"(the M7 table), got {value!r}"
+        )
+    return int(value)
+
+
+def reachable(score: int, opts: MordheimOptions) -> bool:
+    """Whether the dice can reach an M7 score under the ``need_over_six`` option."""
+    return score <= (6 if opts.need_over_six == "impossible" else 9)
+
+
+def need_text(score: int, opts: MordheimOptions, in_range: bool | None = True) -> str:
+    """The M7 score in words: ``4+``, ``6 then 4+``, ``impossible (7+)``."""
+    if in_range is False:
+        return "out of range"
+    if score <= 1:
+        return "2+ (a natural 1 misses)" if opts.natural_one_misses else "any roll"
+    if score <= 6:
+        return f"{score}+"
+    if opts.need_over_six == "6-then-4+" and score <= 9:
+        return f"6 then {score - 3}+"
+    return f"impossible ({score}+)"
+
+
+def need_short(score: int, opts: MordheimOptions, in_range: bool | None = True) -> str:
+    """The M7 score as a picture marks it beside a target: ``4+``, ``1+``, ``6 then 4+``,
+    ``out of range``, ``no hit``."""
+    if in_range is False:
+        return "out of range"
+    if not reachable(score, opts):
+        return "no hit"
+    if score <= 1:
+        return "2+" if opts.natural_one_misses else "1+"
+    return need_text(score, opts)
+
+
+def modifiers(r: TargetRuling) -> int:
+    """The M7 modifiers that differ from target to target (moving counts for all alike),
+    as points added to the score needed."""
+    return int(r.in_cover) + int(bool(r.long_range and r.in_range)) - int(r.large)
+
+
+@dataclass(frozen=True, slots=True)
+class ToHitFacts:
+    """What M7 needs of a target: seen, in range (None without weapon), at long range, in
+    cover (and by what), large, and the fight a hit may go to (M4)."""
+
+    visible: bool
+    in_range: bool | None
+    long_range: bool | None
+    in_cover: bool
+    cover_pieces: tuple[str, ...]
+    large: bool
+    fight: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """A target's M7 score, the score when it can hit, the shot to roll and its odds."""
+
+    score: int
+    need: int | None
+    shot: Shot
+    odds: Odds
+
+
+def to_hit(
+    s: Model, target: str, bs: int | None, armed: bool, f: ToHitFacts, opts: MordheimOptions
+) -> tuple[Score | None, list[Reason]]:
+    """M7 (and M9): the score ``s`` needs to hit ``target``, with its modifiers, and the
+    exact odds; None when it has no BS or no weapon or does not see the target."""
+    if not (bs and armed and f.visible):
+        return None, []
+    mods = [
+        (int(f.in_cover), "cover"),
+        (int(bool(f.long_range and f.in_range)), "long range"),
+        (int("moved" in s.status), "moved and shot"),
+        (-int(f.large), "large target"),
+    ]
+    score = 7 - bs + sum(m for m, _ in mods)
+    shot = Shot(
+        shooter=s.id,
+        target=target,
+        need=score,
+        in_range=bool(f.in_range),
+        in_cover=f.in_cover,
+        fight=f.fight,
+        natural_one_misses=opts.natural_one_misses,
+        need_over_six=opts.need_over_six,
+    )
+    odds = shot.odds()
+    parts = "".join(f", {name} {-m:+d}" for m, name in mods if m)
+    total = f" = {need_text(score, opts)}" if parts else ""
+    range_text = "" if f.in_range else "; out of range"
+    reasons = [
+        Reason(
+            "M7", (s.id, target), f"BS {bs}: {7 - bs}+{parts}{total}{range_text}; p(hit) {odds.hit}"
+        )
+    ]
+    if f.in_cover and f.in_range and odds.hit_cover:
+        reasons.append(
+            Reason(
+                "M9",
+                (target, *f.cover_pieces),
+                f"a miss by exactly 1 hits the cover instead: p {odds.hit_cover}",
+            )
+        )
+    need = score if f.in_range and reachable(score, opts) else None
+    return Score(score=score, need=need, shot=shot, odds=odds), reasons
+
+
+# -- a shot rolled ---------------------------------------------------------------------------
+
+
+def rolled(tr: TargetRuling, weapon: str, opts: MordheimOptions, seed: int) -> ShootRuling:
+    """Roll the legal shot ``tr`` (M6, M7, M9, M4, M11) from ``seed``, every die logged."""
+    if tr.shot is None or tr.odds is None:
+        raise RulesError(f"{tr.shooter} has no score to hit {tr.target} (M7)")
+    shot, shooter, target = tr.shot, tr.shooter, tr.target
+    (kind, hit), log = roll(shot, seed)
+    reasons = list(tr.reasons)
+    if not shot.in_range:
+        reasons.append(
+            Reason(
+                "M6",
+                (shooter, target),
+                "out of range: the shot misses automatically, no dice rolled",
+            )
+        )
+    else:
+        die = log.dice[0].value
+        after = f" then {log.dice[1].value}" if len(log.dice) > 1 and shot.need > 6 else ""
+        text = {
+            "hit": "hits",
+            "miss": "misses",
+            "hit_cover": "misses by exactly 1: the shot hits the cover",
+        }[kind]
+        reasons.append(
+            Reason(
+                "M9" if kind == "hit_cover" else "M7",
+                (shooter, target),
+                f"rolled {die}{after} needing {need_text(shot.need, opts)}: {text}",
+            )
+        )
+    if kind == "hit" and len(shot.fight) > 1:
+        reasons.append(
+            Reason(
+                "M4",
+                shot.fight,
+                f"rolled {log.dice[-1].value} on a d{len(shot.fight)}: the hit goes to {hit}",
+            )
+        )
+    if kind == "hit" and hit is not None:
+        reasons.append(Reason("M11", (str(hit),), f"{hit} is hit: go on to the wound step"))
+    return ShootRuling(
+        shooter=shooter,
+        target=target,
+        weapon=weapon,
+        shot=shot,
+        need_text=need_text(shot.need, opts, shot.in_range),
+        outcome=kind,
+        hit=hit,
+        automatic=not shot.in_range,
+        log=log,
+        odds=tr.odds,
+        reasons=tuple(reasons),
+    )

@@ -1,15 +1,17 @@
-"""The geometric facts of the Mordheim shooting phase, asked of :mod:`arbitre.sight`.
+"""M1 and M8: who is seen and who is in cover, from the sight measures (S2).
 
-For each ``(shooter, target)`` pair: the share of the target's base the shooter sees past
-blocking terrain and other models' bases (M1), the share left when every terrain piece
-hides as well (M8), the pieces that hide part of it, and the M6 distances. Nothing here
-rules: :mod:`arbitre.rules.mordheim` reads these facts.
+:func:`measure` asks :mod:`arbitre.sight`, for each ``(shooter, target)`` pair, the share
+of the target's base the shooter sees past blocking terrain and other models' bases (M1),
+the share left when every terrain piece hides as well (M8), the pieces that hide part of
+it, and the M6 distances. :func:`seen_reason` and :func:`cover` word M1 and M8 from those
+facts; :func:`los_rulings` answers the ``los`` question.
 
 **Decision (G6, M5):** on a one-level table a building is a solid footprint, so a model
 ``inside`` a building could see nothing out of it. The building a shooter stands in
 therefore hides none of its lines (it shoots out of the ruin), and the building a target
-stands in does not stop it being seen (M1); being inside a building is cover on its own
-(see :func:`arbitre.rules.mordheim.targets`), so it is left out of the M8 share too.
+stands in does not stop it being seen (M1); being inside a building other than the
+shooter's is cover on its own (M8: the building hides part of it), so it is left out of
+the M8 share too.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from arbitre import sight
-from arbitre.table import Table
+from arbitre.errors import RulesError
+from arbitre.rules.ruling import LosRuling, Reason
+from arbitre.table import Model, Table
 
 #: Shares within this of 0 or 1 count as 0 or 1 (the kernels' float arithmetic).
 SHARE_EPS = 1e-9
@@ -97,7 +101,8 @@ def measure(table: Table, pairs: Sequence[tuple[str, str]]) -> list[PairSight]:
                 target=b,
                 seen=_clip(seen[i]),
                 exposed=_clip(exposed[i]),
-                blockers=tuple(ix.ids[k] for k in hidden if m1[i, k]) if seen[i] <= SHARE_EPS
+                blockers=tuple(ix.ids[k] for k in hidden if m1[i, k])
+                if seen[i] <= SHARE_EPS
                 else (),
                 hiders=tuple(ix.ids[k] for k in hidden),
                 ignored=ignored[i],
@@ -158,3 +163,102 @@ def _clip(share: float) -> float:
     if share >= 1.0 - SHARE_EPS:
         return 1.0
     return round(float(share), 6)
+
+
+# -- M1, M8 in words, and the line-of-sight question ----------------------------------------
+
+
+def check_buildings(table: Table) -> None:
+    """M5: a model's ``inside`` must name a building of the table (an error otherwise)."""
+    pieces = {t.id: t for t in table.terrain}
+    for m in table.models:
+        if m.inside is None:
+            continue
+        if m.inside not in pieces:
+            known = ", ".join(t.id for t in table.terrain if t.building) or "none"
+            raise RulesError(
+                f"model {m.id!r} inside: unknown terrain id {m.inside!r} (buildings: {known})"
+            )
+        if not pieces[m.inside].building:
+            raise RulesError(
+                f"model {m.id!r} inside: terrain {m.inside!r} is not a building "
+                "(give it building: true)"
+            )
+
+
+def seen_reason(table: Table, f: PairSight) -> Reason:
+    """M1: whether the shooter sees some of the target (S2 > 0, blocking pieces hiding)."""
+    a, b = f.shooter, f.target
+    inside = "".join(
+        f"; {b} does not hide: {a if table.model(a).inside == b else f.target} stands in it"
+        for b in f.ignored
+    )
+    if f.visible:
+        return Reason(
+            "M1",
+            (a, b),
+            f"{a} sees {f.seen:.0%} of {b}'s base past blocking terrain and other models{inside}",
+        )
+    by = ", ".join(f.blockers) or "blocking terrain and models"
+    return Reason("M1", (a, b, *f.blockers), f"{b} is not visible to {a}: hidden by {by}")
+
+
+def cover(s: Model, t: Model, f: PairSight) -> tuple[bool, tuple[str, ...], Reason]:
+    """M8: in cover when terrain (any piece) or another model hides part of the target;
+    by decision, a target inside a building other than the shooter's is in cover."""
+    building = t.inside if t.inside is not None and t.inside != s.inside else None
+    pieces = (*f.hiders, *((building,) if building and building not in f.hiders else ()))
+    parts = []
+    if f.partly_hidden:
+        parts.append(f"{1 - f.exposed:.0%} of {t.id}'s base is hidden by {', '.join(f.hiders)}")
+    if building:
+        parts.append(f"{t.id} stands inside building {building}")
+    if not parts:
+        return False, (), Reason("M8", (t.id,), f"nothing hides any part of {t.id}: no cover")
+    return True, pieces, Reason("M8", (t.id, *pieces), f"in cover: {'; '.join(parts)}")
+
+
+def because(visible: bool, blockers: Sequence[str], cover_pieces: Sequence[str]) -> str:
+    """The deciding reasons of a line of sight in a few words: ``M1 wall`` (not seen, and
+    what hides it), ``M8 fence`` (in cover, and what gives it), ``clear`` otherwise."""
+    if not visible:
+        return " ".join(("M1", *blockers))
+    if cover_pieces:
+        return " ".join(("M8", *cover_pieces))
+    return "clear"
+
+
+def los_rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRuling]:
+    """M1 and M8 for each ``(shooter, target)`` pair: visible when the shooter sees some of
+    the target's base, and ``cover`` 1 when the target is in cover (the M7 -1); a target
+    not seen has the M1 reason as its refusal."""
+    check_buildings(table)
+    for a, b in pairs:
+        table.model(a)
+        table.model(b)
+        if a == b:
+            raise RulesError(f"a model does not shoot itself: {a!r}")
+    out = []
+    for f in measure(table, list(pairs)):
+        s, t = table.model(f.shooter), table.model(f.target)
+        seen = seen_reason(table, f)
+        reasons = [seen]
+        in_cover, pieces, reason = cover(s, t, f)
+        if f.visible:
+            reasons.append(reason)
+        shown = pieces if f.visible and in_cover else ()
+        out.append(
+            LosRuling(
+                shooter=f.shooter,
+                target=f.target,
+                visible=f.visible,
+                cover=int(f.visible and in_cover),
+                reasons=tuple(reasons),
+                visible_fraction=f.seen,
+                blockers=f.blockers,
+                cover_pieces=shown,
+                refusals=() if f.visible else (seen,),
+                because=because(f.visible, f.blockers, shown),
+            )
+        )
+    return out

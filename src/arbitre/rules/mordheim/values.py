@@ -1,23 +1,40 @@
-"""The values of the Mordheim shooting phase (M1-M11): options, rulings, JSON.
+"""The values of the Mordheim shooting phase (M1-M11): options, requests, rulings, JSON.
 
 :class:`MordheimOptions` holds the RULES.md options with their defaults;
-:class:`TargetsRuling` (a shooter and every enemy as its target), :class:`TargetRuling`
-and :class:`ShotResult` are what :mod:`arbitre.rules.mordheim` answers, with their
-reasons and their versioned JSON form (exact fraction strings, floats beside).
+:class:`TargetsRequest` and :class:`ShootRequest` are what the ``targets`` and ``shoot``
+questions take. :class:`TargetsRuling` (a shooter and every enemy as its target, each a
+:class:`TargetRuling`) and :class:`ShootRuling` (a shot rolled) are what they answer,
+with their reasons and their JSON 2 form (exact chances as :func:`~arbitre.rules.ruling.chance`
+objects, lengths in the report unit); :data:`TARGETS_SCHEMA` and :data:`SHOOT_SCHEMA`
+are the JSON Schemas of those forms.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict, dataclass
-from typing import Any, Literal
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from arbitre.dice import NeedOverSix, RollLog, ToHit
 from arbitre.errors import RulesError
-from arbitre.rules.mordheim.shot import Odds, Shot
-from arbitre.rules.options import read_options
-from arbitre.rules.ruling import JSON_VERSION, Reason
+from arbitre.rules.ruling import Reason, reasons_json
+from arbitre.rules.ruling import length as json_length
+from arbitre.rules.schema import (
+    BOOL,
+    CHANCE,
+    IDS,
+    INT,
+    LENGTH,
+    NUMBER,
+    REASONS,
+    STR,
+    array,
+    nullable,
+    obj,
+)
 from arbitre.table import Table, Unit, Weapon
+
+if TYPE_CHECKING:
+    from arbitre.rules.mordheim.shot import Odds, Shot
 
 #: M5, M10: two inches, in mm.
 TWO_INCHES = 50.8
@@ -32,16 +49,42 @@ BARRED = {"ran": "ran", "failed_charge": "failed a charge", "rallied": "rallied 
 @dataclass(frozen=True, slots=True)
 class MordheimOptions:
     """Options of the M rules (RULES.md): M7 natural ones and scores over 6, M6 measuring
-    between base edges or centres, and the G5 grazing of sight lines."""
+    between base edges or centres."""
 
     natural_one_misses: bool = False
     need_over_six: NeedOverSix = "impossible"
     range_from: Literal["edge", "centre"] = "edge"
 
 
-def options(table: Table, **overrides: object) -> MordheimOptions:
-    """The table's Mordheim options, with ``overrides`` on top, checked."""
-    return read_options(MordheimOptions, {**dict(table.options), **overrides})
+@dataclass(frozen=True, slots=True)
+class TargetsRequest:
+    """``targets``: the shooting phase of ``shooter`` with ``weapon`` (a missile weapon by
+    name, case ignored; default its first)."""
+
+    shooter: str
+    weapon: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ShootRequest:
+    """``shoot``: ``shooter`` shoots ``target`` with ``weapon`` (default its first missile
+    weapon); the dice come from ``seed`` (``None``: a fresh seed, reported in the ruling)."""
+
+    shooter: str
+    target: str
+    weapon: str | None = None
+    seed: int | None = None
+
+
+def length(table: Table, mm: float) -> str:
+    """A length in the scenario's unit, for reasons (G1)."""
+    return f"{table.unit.from_mm(mm):.4g} {table.unit.name}"
+
+
+def _len(unit: Unit | None, mm: float | None) -> float | None:
+    """A length for JSON, in the report unit, rounded to 6 decimals."""
+    value = json_length(unit, mm)
+    return None if value is None else round(value, 6)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,9 +94,15 @@ class TargetRuling:
     ``distance`` is in mm (M6, by ``range_from``). ``in_range``/``long_range`` are None
     without a missile weapon; ``score`` (the M7 score with its modifiers) and ``odds`` are
     None without BS or weapon, or for a target not seen; ``need`` is the score when a hit
-    is possible (in range, a score the dice can reach), else None.
+    is possible (in range, a score the dice can reach), else None; ``need_text`` is the
+    score in words (``5+``, ``out of range``, ``impossible (7+)``) and ``need_short`` the
+    mark a picture writes beside the target (``5+``, ``1+``, ``no hit``).
     ``closest``: the shooter must take it unless an exception allows another (M3, M5).
+    ``deciding``: the reasons that decided ``legal`` (M1, M3-M5, and the shooter's own
+    refusals when it may not shoot), as a short form of ``reasons``.
     """
+
+    kind: ClassVar[str] = "target"
 
     shooter: str
     target: str
@@ -68,6 +117,8 @@ class TargetRuling:
     large: bool
     score: int | None
     need: int | None
+    need_text: str | None
+    need_short: str | None
     odds: Odds | None
     legal: bool
     closest: bool
@@ -76,42 +127,68 @@ class TargetRuling:
     cover_pieces: tuple[str, ...]
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    deciding: tuple[Reason, ...] = ()
     shot: Shot | None = None
 
     @property
     def rules(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.rule for r in self.reasons))
 
-    def to_json(self, unit: Unit, opts: MordheimOptions) -> dict[str, Any]:
-        odds = self.odds.to_json() if self.odds else dict.fromkeys(
-            ("p_hit", "p_hit_float", "p_hit_cover", "p_hit_cover_float", "p_miss",
-             "p_miss_float", "p_hit_model", "p_hit_model_float"))
-        return {"target": self.target, "side": self.side, "visible": self.visible,
-                "visible_fraction": self.visible_fraction,
-                "exposed_fraction": self.exposed_fraction,
-                "distance": round(unit.from_mm(self.distance), 6), "in_range": self.in_range,
-                "long_range": self.long_range, "in_cover": self.in_cover, "large": self.large,
-                "score": self.score, "need": self.need,
-                "need_text": None if self.score is None else need_text(self.score, opts,
-                                                                       self.in_range),
-                **odds, "legal": self.legal, "closest": self.closest, "fight": list(self.fight),
-                "blockers": list(self.blockers), "cover_pieces": list(self.cover_pieces),
-                "reasons": [r.to_json() for r in self.reasons]}
+    def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "shooter": self.shooter,
+            "target": self.target,
+            "side": self.side,
+            "visible": self.visible,
+            "visible_fraction": self.visible_fraction,
+            "exposed_fraction": self.exposed_fraction,
+            "distance": _len(unit, self.distance),
+            "in_range": self.in_range,
+            "long_range": self.long_range,
+            "in_cover": self.in_cover,
+            "large": self.large,
+            "score": self.score,
+            "need": self.need,
+            "need_text": self.need_text,
+            "need_short": self.need_short,
+            "odds": None if self.odds is None else self.odds.to_json(),
+            "legal": self.legal,
+            "closest": self.closest,
+            "fight": list(self.fight),
+            "blockers": list(self.blockers),
+            "cover_pieces": list(self.cover_pieces),
+            "deciding": reasons_json(self.deciding),
+            "reasons": reasons_json(self.reasons),
+            "refusals": reasons_json(self.refusals),
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class TargetsRuling:
-    """Whether ``shooter`` may shoot (M1) and every enemy as its target, nearest first."""
+    """Whether ``shooter`` may shoot (M1) and every enemy as its target, nearest first.
+
+    ``weapon`` is the missile weapon it shoots with (None without one). ``range_ring`` and
+    ``half_range_ring`` are the radii around the shooter's centre within which a target is
+    in range and not at long range (M6: the weapon's range and half of it, plus the
+    shooter's base radius when ranges run between base edges), None without a weapon.
+    ``fights`` are the groups of models in close combat together on the table (M4).
+    """
+
+    kind: ClassVar[str] = "targets"
 
     shooter: str
+    side: str
     weapon: Weapon | None
     bs: int | None
     may_shoot: bool
     elevated: bool
     multiplayer: bool
-    reasons: tuple[Reason, ...]
+    range_ring: float | None
+    half_range_ring: float | None
+    fights: tuple[tuple[str, ...], ...]
     targets: tuple[TargetRuling, ...]
-    options: MordheimOptions
+    reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
 
     @property
@@ -120,6 +197,16 @@ class TargetsRuling:
         found = [r.rule for r in self.reasons]
         found += [r.rule for t in self.targets for r in t.reasons]
         return tuple(dict.fromkeys(found))
+
+    @property
+    def range(self) -> float | None:
+        """The weapon's range in mm (M6), None without a weapon."""
+        return None if self.weapon is None else self.weapon.range
+
+    @property
+    def half_range(self) -> float | None:
+        """Half the weapon's range in mm: beyond it is long range (M6, M7)."""
+        return None if self.range is None else self.range / 2
 
     @property
     def legal(self) -> tuple[str, ...]:
@@ -138,69 +225,170 @@ class TargetsRuling:
         enemies = ", ".join(t.target for t in self.targets) or "none"
         raise RulesError(f"{ident!r} is not an enemy of {self.shooter!r} (enemies: {enemies})")
 
-    def to_json(self, unit: Unit) -> dict[str, Any]:
-        w = self.weapon
-        return {"kind": "targets", "shooter": self.shooter,
-                "weapon": None if w is None or w.range is None else
-                {"name": w.name, "range": round(unit.from_mm(w.range), 6)},
-                "bs": self.bs, "may_shoot": self.may_shoot, "elevated": self.elevated,
-                "multiplayer": self.multiplayer, "legal": list(self.legal),
-                "closest": list(self.closest),
-                "reasons": [r.to_json() for r in self.reasons],
-                "targets": [t.to_json(unit, self.options) for t in self.targets]}
+    def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "shooter": self.shooter,
+            "side": self.side,
+            "weapon": None if self.weapon is None else self.weapon.name,
+            "range": _len(unit, self.range),
+            "half_range": _len(unit, self.half_range),
+            "range_ring": _len(unit, self.range_ring),
+            "half_range_ring": _len(unit, self.half_range_ring),
+            "bs": self.bs,
+            "may_shoot": self.may_shoot,
+            "elevated": self.elevated,
+            "multiplayer": self.multiplayer,
+            "legal": list(self.legal),
+            "closest": list(self.closest),
+            "fights": [list(f) for f in self.fights],
+            "targets": [t.to_json(unit) for t in self.targets],
+            "reasons": reasons_json(self.reasons),
+            "refusals": reasons_json(self.refusals),
+        }
 
 
 @dataclass(frozen=True, slots=True)
-class ShotResult:
-    """A shot rolled (M6, M7, M9, M4 allocation, M11): the outcome, its dice, its odds."""
+class ShootRuling:
+    """A shot rolled (M6, M7, M9, M4 allocation, M11): the outcome, its dice, its odds.
+
+    ``shot`` is the dice procedure that was rolled (``replay_procedure(shot, log)`` gives
+    the outcome again); ``log`` every die and the seed; ``hit`` the model hit (None on a
+    miss or a hit on the cover); ``automatic`` a miss without dice (out of range, M6).
+    """
+
+    kind: ClassVar[str] = "shoot"
 
     shooter: str
     target: str
     weapon: str
     shot: Shot
+    need_text: str
     outcome: ToHit
     hit: str | None
     automatic: bool
     log: RollLog
     odds: Odds
     reasons: tuple[Reason, ...]
+    refusals: tuple[Reason, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
-        return {"kind": "shot", "shooter": self.shooter, "target": self.target,
-                "weapon": self.weapon, "need": self.shot.need, "in_range": self.shot.in_range,
-                "in_cover": self.shot.in_cover, "fight": list(self.shot.fight),
-                "outcome": self.outcome, "hit": self.hit, "automatic": self.automatic,
-                "roll": self.log.to_json(), **self.odds.to_json(),
-                "reasons": [r.to_json() for r in self.reasons]}
+    @property
+    def seed(self) -> int | None:
+        """The seed the dice came from."""
+        return self.log.seed
 
-
-def document(table: Table, opts: MordheimOptions,
-             rulings: Sequence[TargetsRuling | ShotResult]) -> dict[str, Any]:
-    """The versioned JSON document of some rulings (DESIGN.md "Outputs")."""
-    return {"arbitre": JSON_VERSION, "rules": "mordheim", "unit": table.unit.name,
-            "options": asdict(opts),
-            "rulings": [r.to_json(table.unit) if isinstance(r, TargetsRuling) else r.to_json()
-                        for r in rulings]}
-
-
-def length(table: Table, mm: float) -> str:
-    """A length in the scenario's unit, for reasons (G1)."""
-    return f"{table.unit.from_mm(mm):.4g} {table.unit.name}"
-
-
-def need_text(score: int, opts: MordheimOptions, in_range: bool | None = True) -> str:
-    """The M7 score in words: ``4+``, ``6 then 4+``, ``impossible (7+)``."""
-    if in_range is False:
-        return "out of range"
-    if score <= 1:
-        return "2+ (a natural 1 misses)" if opts.natural_one_misses else "any roll"
-    if score <= 6:
-        return f"{score}+"
-    if opts.need_over_six == "6-then-4+" and score <= 9:
-        return f"6 then {score - 3}+"
-    return f"impossible ({score}+)"
+    def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
+        """The JSON form; ``seed`` and ``dice`` are the roll log
+        (:meth:`arbitre.dice.RollLog.from_json` reads them back from this object)."""
+        log = self.log.to_json()
+        return {
+            "kind": self.kind,
+            "shooter": self.shooter,
+            "target": self.target,
+            "weapon": self.weapon,
+            "score": self.shot.need,
+            "need_text": self.need_text,
+            "in_range": self.shot.in_range,
+            "in_cover": self.shot.in_cover,
+            "fight": list(self.shot.fight),
+            "outcome": self.outcome,
+            "hit": self.hit,
+            "automatic": self.automatic,
+            "seed": log["seed"],
+            "dice": log["dice"],
+            "odds": self.odds.to_json(),
+            "reasons": reasons_json(self.reasons),
+            "refusals": reasons_json(self.refusals),
+        }
 
 
-def reachable(score: int, opts: MordheimOptions) -> bool:
-    """Whether the dice can reach an M7 score under the ``need_over_six`` option."""
-    return score <= (6 if opts.need_over_six == "impossible" else 9)
+# -- JSON Schemas of the rulings -------------------------------------------------------------
+
+#: The exact odds of a shot: hit, hit on the cover (M9), miss; and how a hit is shared
+#: among the models of the fight (M4; the target alone outside a melee).
+ODDS_SCHEMA: dict[str, Any] = obj(
+    {
+        "hit": CHANCE,
+        "hit_cover": CHANCE,
+        "miss": CHANCE,
+        "allocation": array(obj({"model": STR, "chance": CHANCE})),
+    }
+)
+
+#: One target row of a ``targets`` ruling (kind ``target``).
+TARGET_SCHEMA: dict[str, Any] = obj(
+    {
+        "kind": {"const": "target"},
+        "shooter": STR,
+        "target": STR,
+        "side": STR,
+        "visible": BOOL,
+        "visible_fraction": NUMBER,
+        "exposed_fraction": NUMBER,
+        "distance": LENGTH,
+        "in_range": nullable(BOOL),
+        "long_range": nullable(BOOL),
+        "in_cover": BOOL,
+        "large": BOOL,
+        "score": nullable(INT),
+        "need": nullable(INT),
+        "need_text": nullable(STR),
+        "need_short": nullable(STR),
+        "odds": nullable(ODDS_SCHEMA),
+        "legal": BOOL,
+        "closest": BOOL,
+        "fight": IDS,
+        "blockers": IDS,
+        "cover_pieces": IDS,
+        "deciding": REASONS,
+        "reasons": REASONS,
+        "refusals": REASONS,
+    }
+)
+
+
+def _fields(props: dict[str, Any]) -> dict[str, Any]:
+    """A question's schema fragment: these properties, all required."""
+    return {"properties": props, "required": list(props)}
+
+
+#: The ``targets`` ruling beyond ``kind``, ``reasons``, ``refusals``.
+TARGETS_SCHEMA: dict[str, Any] = _fields(
+    {
+        "shooter": STR,
+        "side": STR,
+        "weapon": nullable(STR),
+        "range": nullable(LENGTH),
+        "half_range": nullable(LENGTH),
+        "range_ring": nullable(LENGTH),
+        "half_range_ring": nullable(LENGTH),
+        "bs": nullable(INT),
+        "may_shoot": BOOL,
+        "elevated": BOOL,
+        "multiplayer": BOOL,
+        "legal": IDS,
+        "closest": IDS,
+        "fights": array(IDS),
+        "targets": array(TARGET_SCHEMA),
+    }
+)
+
+#: The ``shoot`` ruling beyond ``kind``, ``reasons``, ``refusals``.
+SHOOT_SCHEMA: dict[str, Any] = _fields(
+    {
+        "shooter": STR,
+        "target": STR,
+        "weapon": STR,
+        "score": INT,
+        "need_text": STR,
+        "in_range": BOOL,
+        "in_cover": BOOL,
+        "fight": IDS,
+        "outcome": {"enum": ["hit", "hit_cover", "miss"]},
+        "hit": nullable(STR),
+        "automatic": BOOL,
+        "seed": nullable(INT),
+        "dice": array(obj({"label": STR, "sides": INT, "value": INT})),
+        "odds": ODDS_SCHEMA,
+    }
+)

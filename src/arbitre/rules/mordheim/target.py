@@ -1,0 +1,309 @@
+"""An enemy as a target, before priority: M6 range, M10 large target, M4 melee; and the
+:class:`Draft` the priority rules (M3, M5, :mod:`arbitre.rules.mordheim.priority`) then
+rule on.
+
+:func:`target_facts` measures one enemy: how far it is and whether it is in range (M6),
+what the shooter sees of it (M1) and whether it is in cover (M8, from
+:mod:`arbitre.rules.mordheim.sight`), whether it is large (M10), the fight it is in (M4),
+and the M7 score and exact odds (:mod:`arbitre.rules.mordheim.shot`).
+
+Decisions beyond RULES.md:
+
+- M4: a fight is the target and the models engaged with it (``engaged`` read both ways,
+  :meth:`arbitre.table.Table.engagements`); :func:`fights` groups the models in close
+  combat together (linked by engagements) for pictures.
+- M6 distances are on the table plane (G6); a target exactly at the weapon's range is in
+  range, one exactly at half range is not at long range (lengths equal within 1e-6 mm).
+- M10 "wide" is the base's diameter; "more than 2 in" is strict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from fractions import Fraction
+from typing import Any
+
+from arbitre.errors import RulesError
+from arbitre.rules.mordheim.shot import (
+    Score,
+    ToHitFacts,
+    modifiers,
+    need_short,
+    need_text,
+    to_hit,
+)
+from arbitre.rules.mordheim.sight import PairSight, cover, seen_reason
+from arbitre.rules.mordheim.values import (
+    DIST_EPS,
+    TWO_INCHES,
+    MordheimOptions,
+    TargetRuling,
+    length,
+)
+from arbitre.rules.ruling import Reason
+from arbitre.table import Model, Table, Weapon
+
+#: Who is in close combat with whom, read both ways (:meth:`Table.engagements`).
+Engagements = dict[str, tuple[str, ...]]
+#: Ids of terrain pieces and models.
+Pieces = tuple[str, ...]
+
+
+def missile_weapon(model: Model, name: str | None = None) -> Weapon | None:
+    """The weapon ``name`` (case ignored), or the model's first missile weapon (one with
+    a range), or None when it has none. A named weapon it lacks is an error."""
+    missiles = [w for w in model.weapons if w.range is not None]
+    if name is None:
+        return missiles[0] if missiles else None
+    for w in model.weapons:
+        if w.name.casefold() == name.strip().casefold():
+            if w.range is None:
+                raise RulesError(
+                    f"{model.id}'s weapon {w.name!r} is not a missile weapon (it has no range)"
+                )
+            return w
+    known = ", ".join(repr(w.name) for w in missiles) or "none"
+    raise RulesError(f"{model.id} has no weapon {name!r} (missile weapons: {known})")
+
+
+def is_large(table: Table, model: Model) -> tuple[bool, str]:
+    """M10: the large-target rule, or more than 2" tall or wide (its base); and why."""
+    if model.large_target:
+        return True, f"{model.id} has the large target rule"
+    if model.height is not None and model.height > TWO_INCHES + DIST_EPS:
+        return True, f"{model.id} is {length(table, model.height)} tall, more than 2 in"
+    if model.base.diameter > TWO_INCHES + DIST_EPS:
+        wide = length(table, model.base.diameter)
+        return True, f"{model.id}'s base is {wide} wide, more than 2 in"
+    return False, ""
+
+
+def fights(table: Table, engaged: Engagements) -> tuple[tuple[str, ...], ...]:
+    """M4: the groups of models in close combat together (linked by engagements), each in
+    the order met from its first model in table order."""
+    seen: set[str] = set()
+    groups = []
+    for m in table.models:
+        if m.id in seen or not engaged[m.id]:
+            continue
+        group, todo = [], [m.id]
+        while todo:
+            k = todo.pop()
+            if k not in seen:
+                seen.add(k)
+                group.append(k)
+                todo.extend(engaged[k])
+        groups.append(tuple(group))
+    return tuple(groups)
+
+
+def melee(
+    s: Model, e: Model, fight: tuple[str, ...], table: Table, multiplayer: bool
+) -> tuple[bool, Reason | None]:
+    """M4: whether the target's fight bars the shot, and why; None outside a fight."""
+    if not fight:
+        return False, None
+    opponents = fight[1:]
+    friends = [m for m in fight if table.model(m).side == s.side]
+    if friends:
+        return True, Reason(
+            "M4",
+            (e.id, *friends),
+            f"{e.id} is in close combat with "
+            f"{', '.join(friends)} of {s.id}'s warband: no shooting into "
+            "that fight",
+        )
+    if not multiplayer:
+        return True, Reason(
+            "M4",
+            (e.id, *opponents),
+            f"{e.id} is in close combat with "
+            f"{', '.join(opponents)}: only a game of more than two warbands "
+            "allows shooting into a fight",
+        )
+    return False, Reason(
+        "M4",
+        fight,
+        f"{e.id} is in a fight without {s.id}'s warband "
+        f"(more than two warbands): a hit goes at random to one of "
+        f"{', '.join(fight)} (1 in {len(fight)} each)",
+    )
+
+
+def in_range(
+    table: Table, s: Model, e: Model, distance: float, w: Weapon | None, opts: MordheimOptions
+) -> tuple[bool | None, bool | None, Reason]:
+    """M6: whether ``e`` is in range of ``w`` and at long range (None without a weapon),
+    measured as ``range_from`` says, and why."""
+    how = "closest base edges" if opts.range_from == "edge" else "centres"
+    away = f"{e.id} is {length(table, distance)} away ({how})"
+    if w is None or w.range is None:
+        return None, None, Reason("M6", (s.id, e.id), away)
+    within = distance <= w.range + DIST_EPS
+    long_range = distance > w.range / 2 + DIST_EPS
+    what = (
+        "out of range: the shot misses automatically"
+        if not within
+        else f"long range (beyond {length(table, w.range / 2)})"
+        if long_range
+        else "in range, not long range"
+    )
+    return (
+        within,
+        long_range,
+        Reason("M6", (s.id, e.id), f"{away}; {w.name} {length(table, w.range)}: {what}"),
+    )
+
+
+class Draft:
+    """A target being ruled: its facts, then its legality (M3-M5). Internal, mutable.
+
+    ``deciding`` collects the reasons that decide ``legal`` (the refusals, and the M3/M5
+    reasons that allow it); :meth:`done` freezes it into a :class:`TargetRuling`.
+    """
+
+    __slots__ = (
+        "barred",
+        "closest",
+        "deciding",
+        "facts",
+        "large",
+        "legal",
+        "model",
+        "note",
+        "reasons",
+        "refusals",
+        "ruling",
+    )
+
+    def __init__(
+        self,
+        model: Model,
+        facts: PairSight,
+        ruling: TargetRuling,
+        barred: bool,
+        note: Reason | None,
+    ) -> None:
+        self.model, self.facts, self.ruling = model, facts, ruling
+        self.barred, self.large, self.note = barred, ruling.large, note
+        self.legal = self.closest = False
+        self.reasons: list[Reason] = list(ruling.reasons)
+        self.refusals: list[Reason] = list(ruling.refusals)
+        self.deciding: list[Reason] = list(ruling.refusals)
+
+    @property
+    def distance(self) -> float:
+        return self.ruling.distance
+
+    def ease(self) -> Fraction:
+        """M3: how easy it is to hit: the exact chance, or minus its score's modifiers."""
+        r = self.ruling
+        return r.odds.hit if r.odds is not None else Fraction(-modifiers(r))
+
+    def allow(self, reason: Reason, *, closest: bool = False) -> None:
+        self.legal, self.closest = True, closest
+        self.reasons.append(reason)
+        self.deciding.append(reason)
+
+    def refuse(self, reason: Reason) -> None:
+        self.legal = self.closest = False
+        self.reasons.append(reason)
+        self.refusals.append(reason)
+        self.deciding.append(reason)
+
+    def done(self) -> TargetRuling:
+        """The ruling; a legal target shot into a multiplayer fight also shows the M4
+        reason that shares its hits among the fight."""
+        deciding = list(self.deciding)
+        if self.legal and self.note is not None and not self.barred:
+            deciding.append(self.note)
+        order = {r: i for i, r in enumerate(self.reasons)}
+        deciding.sort(key=lambda r: order.get(r, len(order)))
+        return replace(
+            self.ruling,
+            legal=self.legal,
+            closest=self.closest,
+            reasons=tuple(self.reasons),
+            refusals=tuple(self.refusals),
+            deciding=tuple(dict.fromkeys(deciding)),
+        )
+
+
+def _seen(table: Table, s: Model, e: Model, f: PairSight) -> tuple[list[Reason], bool, Pieces]:
+    """M1, M8: what ``s`` sees of ``e``, whether it is in cover and by what pieces."""
+    in_cover, pieces, cover_reason = cover(s, e, f)
+    if not f.visible:  # cover means nothing for a target not seen
+        return [seen_reason(table, f)], False, pieces
+    return [seen_reason(table, f), cover_reason], in_cover, pieces
+
+
+def _scored(score: Score | None, opts: MordheimOptions, within: bool | None) -> dict[str, Any]:
+    """The M7 fields of a target's ruling: all None without a score."""
+    if score is None:
+        return dict.fromkeys(("score", "need", "need_text", "need_short", "odds", "shot"))
+    return {
+        "score": score.score,
+        "need": score.need,
+        "need_text": need_text(score.score, opts, within),
+        "need_short": need_short(score.score, opts, within),
+        "odds": score.odds,
+        "shot": score.shot,
+    }
+
+
+def target_facts(
+    table: Table,
+    s: Model,
+    e: Model,
+    f: PairSight,
+    w: Weapon | None,
+    bs: int | None,
+    engaged: Engagements,
+    multiplayer: bool,
+    opts: MordheimOptions,
+) -> Draft:
+    """The facts of one target (M1, M4, M6-M10), before M3/M5 say whether it is legal."""
+    distance = f.edge_distance if opts.range_from == "edge" else f.centre_distance
+    within, long_range, range_reason = in_range(table, s, e, distance, w, opts)
+    seen, in_cover, cover_pieces = _seen(table, s, e, f)
+    reasons = [range_reason, *seen]
+    large, why = is_large(table, e)
+    if large:
+        reasons.append(Reason("M10", (e.id,), f"{why}: a large target, +1 to hit"))
+    fight = (e.id, *engaged[e.id]) if engaged[e.id] else ()
+    barred, in_melee = melee(s, e, fight, table, multiplayer)
+    facts = ToHitFacts(
+        visible=f.visible,
+        in_range=within,
+        long_range=long_range,
+        in_cover=in_cover,
+        cover_pieces=cover_pieces,
+        large=large,
+        fight=fight if fight and not barred else (),
+    )
+    score, m7 = to_hit(s, e.id, bs, w is not None and w.range is not None, facts, opts)
+    reasons += m7
+    if in_melee is not None:
+        reasons.append(in_melee)
+    ruling = TargetRuling(
+        shooter=s.id,
+        target=e.id,
+        side=e.side,
+        visible=f.visible,
+        visible_fraction=f.seen,
+        exposed_fraction=f.exposed,
+        distance=distance,
+        in_range=within,
+        long_range=long_range,
+        in_cover=in_cover,
+        large=large,
+        legal=False,
+        closest=False,
+        fight=fight,
+        blockers=f.blockers,
+        cover_pieces=cover_pieces if in_cover else (),
+        reasons=tuple(reasons),
+        refusals=(in_melee,) if barred and in_melee is not None else (),
+        **_scored(score, opts, within),
+    )
+    return Draft(e, f, ruling, barred, in_melee)
