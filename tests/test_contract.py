@@ -39,7 +39,7 @@ SAMPLES: dict[tuple[str, str], tuple[str | None, dict[str, Any]]] = {
     ("mordheim", "targets"): ("mordheim-merchant-square.yaml", {"shooter": "captain"}),
     ("mordheim", "shoot"): (
         "mordheim-merchant-square.yaml",
-        {"shooter": "marksman", "target": "night-runner", "seed": 3},
+        {"shooter": "captain", "target": "night-runner", "seed": 0},
     ),
     ("breath", "breath"): (
         "breath-acid.yaml",

@@ -89,3 +89,40 @@ def test_lines_of_sight_are_as_before(file: str, rules: str) -> None:
     assert len(now) == len(was)
     for a, b in zip(now, was, strict=True):
         assert a == b, (a["shooter"], a["target"])
+
+
+def _odds(row: dict[str, Any]) -> list[str] | None:
+    odds = row["odds"]
+    return None if odds is None else [odds[k]["p"] for k in ("hit", "hit_cover", "miss")]
+
+
+@pytest.mark.parametrize("file", sorted(before()))
+def test_mordheim_targets_are_as_before(file: str) -> None:
+    """Every shooter's targets as before; a shooter that may not shoot now has no legal
+    target, its own refusal standing on every row (RULES.md M1, fixed with the contract:
+    before, its rows said "legal" for a shot it could not take)."""
+    old = before()[file]
+    if "error" in old:
+        return
+    table = arbitre.load(ROOT / file)
+    for shooter, was in old["targets/mordheim"].items():
+        try:
+            ruling = arbitre.ask(table, "targets", rules="mordheim", shooter=shooter).ruling
+        except ArbitreError as exc:
+            assert "error" in was, (shooter, str(exc))
+            continue
+        assert "error" not in was, shooter
+        now = ruling.to_json(table.unit)
+        assert now["may_shoot"] == was["may_shoot"]
+        assert reasons(now["reasons"]) == was["reasons"]
+        assert [r["target"] for r in now["targets"]] == [r["target"] for r in was["targets"]]
+        for row, old_row in zip(now["targets"], was["targets"], strict=True):
+            for key in ("visible", "in_cover", "score", "need"):
+                assert row[key] == old_row[key], (shooter, row["target"], key)
+            assert _odds(row) == old_row["odds"], (shooter, row["target"])
+            if was["may_shoot"]:
+                assert row["legal"] == old_row["legal"] and row["closest"] == old_row["closest"]
+                assert reasons(row["reasons"]) == old_row["reasons"]
+            else:
+                assert row["legal"] is False and row["closest"] is False
+                assert any(shooter in r["ids"] for r in row["refusals"]), row["refusals"]
