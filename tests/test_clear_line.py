@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 import shapely
+from shapely.geometry.base import BaseGeometry
 
 from arbitre import sight
-from arbitre.geometry import Disc, Point, PolygonFootprint, rect_points
+from arbitre.geometry import CircleFootprint, Disc, Point, PolygonFootprint, rect_points
 from arbitre.table import Model, Table, Terrain
 from arbitre.testing import random_table
 
@@ -18,11 +19,11 @@ BAND = 1e-6
 
 def _shapes(
     table: Table, skip: set[str]
-) -> list[tuple[str, object, tuple[float, float, float] | None]]:
+) -> list[tuple[str, BaseGeometry | None, tuple[float, float, float] | None]]:
     out = []
     for t in table.terrain:
         fp = t.footprint
-        circle = (fp.centre.x, fp.centre.y, fp.radius) if hasattr(fp, "radius") else None
+        circle = (fp.centre.x, fp.centre.y, fp.radius) if isinstance(fp, CircleFootprint) else None
         out.append((t.id, fp.shape(), circle))
     for m in table.models:
         if m.id not in skip:

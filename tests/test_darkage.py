@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
+import secrets
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import numpy as np
 import pytest
 import yaml
@@ -13,13 +18,25 @@ import yaml
 from arbitre import dice, scenario
 from arbitre.cli import main
 from arbitre.errors import RulesError
-from arbitre.rules import darkage, find_ruleset
+from arbitre.faces.svg.darkage import overlay
+from arbitre.rules import ask, darkage, find_ruleset
+from arbitre.rules.schema import output_schema, ruling_schema
 from arbitre.testing import random_table
 
 ROOT = Path(__file__).parent.parent
 GOLDEN = sorted((ROOT / "examples").glob("darkage-*.yaml")) + sorted(
     (ROOT / "tests" / "golden" / "darkage").glob("*.yaml")
 )
+
+
+def validate_rulings(doc: dict[str, Any]) -> None:
+    """Each ruling of a JSON 2 answer against the schema its Dark Age question declares."""
+    defs = output_schema()["$defs"]
+    question = find_ruleset("darkage").questions[doc["kind"]]
+    one = {"$defs": defs, **ruling_schema(doc["kind"], dict(question.schema))}
+    assert doc["arbitre"] == 2 and doc["rules"] == "darkage"
+    for ruling in doc["rulings"]:
+        jsonschema.validate(ruling, one)
 
 
 def test_the_seed_figures_ship_as_examples() -> None:
@@ -32,13 +49,20 @@ def test_the_seed_figures_ship_as_examples() -> None:
 def test_golden(path: Path) -> None:
     doc = yaml.safe_load(path.read_text())
     table = scenario.load(path)
-    got = darkage.rulings(table, [(e["shooter"], e["target"]) for e in doc["expect"]])
+    pairs = tuple((e["shooter"], e["target"]) for e in doc["expect"])
+    answer = ask(table, "los", rules="darkage", pairs=pairs)
+    got = answer.rulings
+    assert list(got) == darkage.rulings(table, pairs)
+    validate_rulings(answer.to_json())
     for want, ruling in zip(doc["expect"], got, strict=True):
         where = f"{path.name}: {want['shooter']} -> {want['target']}"
         assert ruling.visible is want["visible"], where
         assert (ruling.witness is not None) is ruling.visible, where
+        assert ruling.window is not None, where
         if "blockers" in want:
             assert list(ruling.blockers) == want["blockers"], where
+        if "because" in want:
+            assert ruling.because == want["because"], where
         for rule in want.get("rules", []):
             assert rule in ruling.rules and rule in doc["cites"], (where, rule)
 
@@ -75,7 +99,10 @@ def test_d4_sight_is_not_symmetric_somewhere_on_random_tables() -> None:
 
 def test_darkage_is_registered() -> None:
     assert find_ruleset("Dark Age").name == "darkage"
-    assert find_ruleset("da").los is darkage.rulings
+    questions = find_ruleset("da").questions
+    assert list(questions) == ["los", "rolloff", "activation"]
+    assert questions["rolloff"].subject == "none"
+    assert questions["activation"].subject == questions["los"].subject == "table"
 
 
 def test_unknown_size_class_is_an_error() -> None:
@@ -146,6 +173,117 @@ def test_d2_seeded_rolls_replay_and_converge() -> None:
     assert abs(wins / n - 0.5) < 4 * (0.25 / n) ** 0.5
 
 
+def test_rolloff_through_ask() -> None:
+    answer = ask(None, "rolloff", players=("ann", "bob"), seed=11)
+    doc = answer.to_json()
+    jsonschema.validate(doc, output_schema())
+    assert (doc["kind"], doc["rules"], doc["unit"]) == ("rolloff", "darkage", None)
+    ruling = answer.ruling
+    assert ruling == darkage.rolloff(("ann", "bob"), seed=11)
+    assert (ruling.seed, ruling.log.seed) == (11, 11)
+    (js,) = doc["rulings"]
+    assert list(js) == [
+        "kind", "players", "decides", "seed", "log", "odds", "tie_each_round", "mean_rounds",
+        "reasons", "refusals",
+    ]  # fmt: skip
+    assert js["odds"] == {"ann": {"p": "1/2", "float": 0.5}, "bob": {"p": "1/2", "float": 0.5}}
+    assert js["tie_each_round"] == {"p": "1/20", "float": 0.05}
+    assert js["mean_rounds"] == {"p": "20/19", "float": 20 / 19}
+    proc = lambda d: dice.roll_off(d, ("ann", "bob"))  # noqa: E731
+    assert dice.replay_procedure(proc, js["log"]) == js["decides"]
+    assert all(r["rule"] == "D2" for r in js["reasons"]) and js["refusals"] == []
+
+
+def test_rolloff_without_a_seed_draws_one_and_reports_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[int] = []
+
+    def draw(n: int) -> int:
+        asked.append(n)
+        return 4242
+
+    monkeypatch.setattr(secrets, "randbelow", draw)
+    ruling = ask(None, "rolloff").ruling
+    assert asked == [2**32] and ruling.seed == 4242
+    assert ruling == darkage.rolloff(("A", "B"), seed=4242)
+
+
+def test_rolloff_odds_come_from_the_procedure_rolled(monkeypatch: pytest.MonkeyPatch) -> None:
+    # brute force over two d6: the lower decides, a tie is rolled again
+    faces = range(1, 7)
+    first = sum(x < y for x in faces for y in faces)
+    ties = sum(x == y for x in faces for y in faces)
+    odds = darkage.rolloff_odds(("a", "b"), sides=6)
+    assert odds.first == Fraction(first, 36 - ties) == odds.second
+    assert odds.tie == Fraction(ties, 36) and odds.rounds == 1 / (1 - odds.tie)
+    # the odds and the roll are both that one procedure: change it, both change
+    monkeypatch.setattr(dice, "roll_off", lambda d, players, sides=20: players[1])
+    darkage.rolloff_odds.cache_clear()
+    try:
+        assert darkage.rolloff_odds(("a", "b")).second == 1
+        assert darkage.rolloff(("a", "b"), seed=3).decides == "b"
+    finally:
+        darkage.rolloff_odds.cache_clear()
+
+
+def test_rolloff_refuses_anything_but_two_players() -> None:
+    with pytest.raises(RulesError, match="two players"):
+        ask(None, "rolloff", players=("a",), seed=1)
+    with pytest.raises(RulesError, match="2 distinct players"):
+        ask(None, "rolloff", players=("a", "a"), seed=1)
+    with pytest.raises(RulesError, match="unknown request field 'sides'"):
+        ask(None, "rolloff", sides=6)
+
+
+ACTIVATION = (
+    "arbitre: 1\ntable: [600, 400]\nmodels:\n"
+    "  - {id: scout, side: r, at: [100, 200], stats: {ap: 3}}\n"
+    "  - {id: ogre, side: s, at: [500, 200]}\n"
+    "  - {id: imp, side: s, at: [500, 300], stats: {ap: 2.5}}\n"
+)
+
+
+def test_d1_activation_through_ask() -> None:
+    table = scenario.loads(ACTIVATION)
+    answer = ask(table, "activation", model="scout", actions=("move", "attack"))
+    jsonschema.validate(answer.to_json(), output_schema())
+    r = answer.ruling
+    assert (r.model, r.ap, r.left, r.lost, r.ended) == ("scout", 3, 1, 0, False)
+    assert r.spent == (("move", 1), ("attack", 1)) and r.refusals == ()
+    assert [x.text for x in r.reasons] == ["move: 1 AP", "attack: 1 AP"]
+    js = answer.to_json()["rulings"][0]
+    assert js["spent"] == [{"action": "move", "cost": 1}, {"action": "attack", "cost": 1}]
+    assert (js["kind"], js["left"], js["lost"], js["ended"]) == ("activation", 1, 0, False)
+    # the player stops: what is left is lost (D1)
+    stopped = ask(table, "activation", model="scout", actions=("skill", "end")).ruling
+    assert (stopped.ended, stopped.lost) == (True, 2)
+    assert stopped.reasons[-1].text == "activation over, 2 AP lost"
+    # AP spent: the activation is over, and what comes after is refused, not spent
+    over = ask(table, "activation", model="scout", actions=("move",) * 4).ruling
+    assert (over.ended, over.left, over.lost, len(over.spent)) == (True, 0, 0, 3)
+    assert [x.rule for x in over.refusals] == ["D1"]
+    assert "activation is over" in over.refusals[0].text
+    jsonschema.validate(ask(table, "activation", model="scout", actions=("move",) * 4).to_json(),
+                        output_schema())  # fmt: skip
+    # AP given rather than read from the stat; one action alone
+    given = ask(table, "activation", model="ogre", ap=2, actions="move").ruling
+    assert (given.ap, given.left, given.spent) == (2, 1, (("move", 1),))
+    assert ask(table, "activation", model="scout").ruling.left == 3
+
+
+def test_d1_activation_errors_say_what_to_fix() -> None:
+    table = scenario.loads(ACTIVATION)
+    with pytest.raises(RulesError, match="ogre has no ap stat"):
+        ask(table, "activation", model="ogre", actions=("move",))
+    with pytest.raises(RulesError, match="ap stat must be a whole number"):
+        ask(table, "activation", model="imp")
+    with pytest.raises(RulesError, match=r"unknown action 'fly' \(actions: move, attack"):
+        ask(table, "activation", model="scout", actions=("move", "fly"))
+    with pytest.raises(RulesError, match="nobody"):
+        ask(table, "activation", model="nobody", ap=2)
+    with pytest.raises(RulesError, match="AP must be a whole number"):
+        ask(table, "activation", model="scout", ap=-1)
+
+
 # --- the face ---------------------------------------------------------------------------
 
 
@@ -168,11 +306,40 @@ def test_los_json_gives_the_witness_in_the_scenario_unit(
 def test_rolloff_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rolloff", "--seed", "5", "--players", "ann", "bob", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["decides"] in {"ann", "bob"} and doc["odds"]["ann"]["exact"] == "1/2"
+    jsonschema.validate(doc, output_schema())
+    (ruling,) = doc["rulings"]
+    assert ruling["decides"] in {"ann", "bob"} and ruling["odds"]["ann"]["p"] == "1/2"
+    assert ruling["seed"] == 5 and ruling["players"] == ["ann", "bob"]
     assert main(["rolloff", "--seed", "5", "--players", "ann", "bob", "--json"]) == 0
     assert json.loads(capsys.readouterr().out) == doc
     assert main(["rolloff", "--seed", "5"]) == 0
-    assert "decides the order" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert "decides the order" in said and "A decides 1/2 (50.0%)" in said
+    assert main(["rolloff", "--json"]) == 0  # no seed: a fresh one, reported
+    fresh = json.loads(capsys.readouterr().out)["rulings"][0]
+    assert fresh["log"]["seed"] == fresh["seed"]
+    replayed = darkage.rolloff(("A", "B"), seed=fresh["seed"])
+    assert replayed.decides == fresh["decides"] and replayed.log.to_json() == fresh["log"]
+
+
+def test_activation_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    f = tmp_path / "act.yaml"
+    f.write_text(ACTIVATION)
+    assert main(["activation", str(f), "scout", "move", "attack"]) == 0
+    said = capsys.readouterr().out
+    assert "scout: 3 AP, spent move 1, attack 1; 1 AP left" in said
+    assert main(["activation", str(f), "ogre", "--ap", "2", "move", "end", "--json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    jsonschema.validate(doc, output_schema())
+    (ruling,) = doc["rulings"]
+    assert (ruling["ap"], ruling["left"], ruling["lost"], ruling["ended"]) == (2, 1, 1, True)
+    assert main(["activation", str(f), "scout", "move", "move", "move", "skill"]) == 0
+    said = capsys.readouterr().out
+    assert "over, 0 AP lost" in said and "refused" in said and "cannot skill" in said
+    assert main(["activation", str(f), "scout", "fly"]) == 2
+    assert "unknown action 'fly'" in capsys.readouterr().err
+    assert main(["activation", str(f), "ogre", "move"]) == 2
+    assert "ogre has no ap stat" in capsys.readouterr().err
 
 
 def test_render_draws_windows_and_witnesses(
@@ -196,3 +363,81 @@ def test_render_draws_windows_and_witnesses(
     assert svg.count('class="window"') == 2
     assert svg.count('class="witness"') == 1
     assert 'class="sight' not in svg  # D3 is not a centre line
+
+
+def test_overlay_draws_the_windows_the_rulings_give() -> None:
+    table = scenario.load(ROOT / "examples" / "darkage-wall.yaml")
+    rulings = ask(table, "los", rules="darkage", shooter="L").rulings
+    drawn = overlay(rulings)
+    windows = [d for d in drawn.drawings if d.cls == "window"]
+    assert len(windows) == len(rulings) == 2
+    for r, d in zip(rulings, windows, strict=True):
+        (a0, a1), (b0, b1) = r.window
+        assert [(p.x, p.y) for p in d.points] == [a0, a1, b1, b0]
+    # nothing is measured in the face: another window in the ruling, another picture
+    other = dataclasses.replace(rulings[0], window=(((0, 0), (10, 0)), ((0, 5), (10, 5))))
+    assert [(p.x, p.y) for p in overlay([other]).drawings[0].points] == [
+        (0, 0), (10, 0), (10, 5), (0, 5)
+    ]  # fmt: skip
+
+
+def _tangent(side: Any, a: Any, b: Any) -> None:
+    (px, py), (qx, qy) = side
+    for m, (x, y) in ((a, (px, py)), (b, (qx, qy))):
+        assert math.hypot(x - m.at.x, y - m.at.y) == pytest.approx(m.base.radius)
+        # the side touches the base: the centre is a radius away from its line
+        d = abs((qx - px) * (py - m.at.y) - (px - m.at.x) * (qy - py)) / math.hypot(
+            qx - px, qy - py
+        )
+        assert d == pytest.approx(m.base.radius)
+
+
+def test_window_sides_are_the_outer_tangents_in_the_report_unit() -> None:
+    table = scenario.load(ROOT / "examples" / "darkage-huge-between.yaml")
+    for r in ask(table, "los", rules="darkage").rulings:
+        a, b = table.model(r.shooter), table.model(r.target)
+        left, right = r.window
+        _tangent(left, a, b)
+        _tangent(right, a, b)
+    cm = scenario.loads(
+        "arbitre: 1\nrules: darkage\nunit: cm\ntable: [60, 40]\nmodels:\n"
+        "  - {id: a, side: r, at: [10, 20], base: 3}\n"
+        "  - {id: b, side: s, at: [50, 20], base: 3}\n"
+    )
+    js = ask(cm, "los", shooter="a", target="b").to_json()["rulings"][0]
+    want = [[[10, 18.5], [50, 18.5]], [[10, 21.5], [50, 21.5]]]
+    np.testing.assert_allclose(sorted(js["window"]), want, atol=1e-9)
+
+
+HEDGE = """
+arbitre: 1
+rules: darkage
+table: [600, 400]
+terrain:
+  - {id: hedge, sight: cover, size: small, rect: {at: [300, 200], width: 10, depth: 300}}
+  - {id: wall, sight: blocks, size: large, rect: {at: [400, 200], width: 20, depth: 300}}
+models:
+  - {id: a, side: r, at: [100, 200], base: 30, size: medium}
+  - {id: b, side: s, at: [350, 300], base: 30, size: medium}
+  - {id: c, side: s, at: [500, 200], base: 30, size: medium}
+"""
+
+
+def test_because_names_only_what_closes_the_window() -> None:
+    # D4: the small hedge does not obstruct a medium target: the reasons say so, and
+    # "because" never lists it as if it blocked
+    table = scenario.loads(HEDGE)
+    seen, hidden = ask(table, "los", shooter="a", target=("b", "c")).rulings
+    assert seen.visible and not hidden.visible
+    for r in (seen, hidden):
+        assert any(x.rule == "D4" and x.ids == ("hedge",) and "do not obstruct" in x.text
+                   for x in r.reasons)  # fmt: skip
+        assert "hedge" not in r.because and "hedge" not in r.blockers
+    assert seen.because == "D3"
+    assert hidden.because == "D3, D4 wall" and hidden.blockers == ("wall",)
+
+
+@pytest.mark.xfail(reason="until the lead merges the los schemas (Dark Age adds window)")
+def test_los_json_validates_against_the_output_schema() -> None:
+    table = scenario.load(GOLDEN[0])
+    jsonschema.validate(ask(table, "los", rules="darkage").to_json(), output_schema())

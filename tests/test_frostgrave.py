@@ -5,15 +5,19 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
+import jsonschema
 import numpy as np
 import pytest
 import yaml
 
-from arbitre import scenario
+from arbitre import scenario, sight
 from arbitre.errors import RulesError
 from arbitre.geometry import Point, WallFootprint
-from arbitre.rules import find_ruleset, frostgrave
+from arbitre.rules import ask, find_ruleset, frostgrave
+from arbitre.rules.frostgrave import FrostgraveOptions
+from arbitre.rules.schema import output_schema
 from arbitre.table import Table
 from arbitre.testing import random_table
 
@@ -33,7 +37,11 @@ def test_golden(path: Path) -> None:
     doc = yaml.safe_load(path.read_text())
     table = scenario.load(path)
     expected = doc["expect"]
-    got = frostgrave.rulings(table, [(e["shooter"], e["target"]) for e in expected])
+    pairs = tuple((e["shooter"], e["target"]) for e in expected)
+    answer = ask(table, "los", rules="frostgrave", pairs=pairs)
+    got = answer.rulings
+    assert list(got) == frostgrave.rulings(table, pairs)
+    jsonschema.validate(answer.to_json(), output_schema())
     grid = frostgrave.matrix(table)
     for want, ruling in zip(expected, got, strict=True):
         where = f"{path.name}: {want['shooter']} -> {want['target']}"
@@ -46,6 +54,8 @@ def test_golden(path: Path) -> None:
             assert ruling.visible_fraction == pytest.approx(want["visible_fraction"], abs=1e-6), (
                 where
             )
+        if "because" in want:
+            assert ruling.because == want["because"], where
         for rule in want.get("rules", []):
             assert rule in ruling.rules, (where, rule, ruling.reasons)
         for rule in want.get("rules", []):
@@ -93,7 +103,9 @@ def test_unknown_option_is_an_error_listing_the_valid_ones() -> None:
         }
     )
     with pytest.raises(RulesError, match="visible_fraction"):
-        frostgrave.rulings(bad, [("m0", "m1")])
+        ask(bad, "los", rules="fg", shooter="m0", target="m1")
+    with pytest.raises(RulesError, match="visible_fraction"):
+        ask(table, "los", rules="fg", shooter="m0", options={"visible_fractoin": True})
 
 
 def test_bad_option_value_and_unknown_ids() -> None:
@@ -106,6 +118,10 @@ def test_bad_option_value_and_unknown_ids() -> None:
     )
     with pytest.raises(RulesError, match="grazing_blocks"):
         frostgrave.matrix(bad)
+    with pytest.raises(RulesError, match="grazing_blocks"):
+        ask(bad, "los", rules="frostgrave", shooter="m0")
+    with pytest.raises(RulesError, match="visible_fraction"):
+        ask(table, "los", rules="frostgrave", options={"visible_fraction": "yes"})
     with pytest.raises(RulesError, match="nobody"):
         frostgrave.rulings(table, [("m0", "nobody")])
 
@@ -113,6 +129,8 @@ def test_bad_option_value_and_unknown_ids() -> None:
 def test_registry_finds_frostgrave_by_alias() -> None:
     assert find_ruleset("Frostgrave").name == "frostgrave"
     assert find_ruleset("fg").name == "frostgrave"
+    assert list(find_ruleset("frost").questions) == ["los"]
+    assert find_ruleset("fg").questions["los"].run is not None
     with pytest.raises(RulesError, match=r"known: .*frostgrave"):
         find_ruleset("warhammer")
 
@@ -152,3 +170,70 @@ def test_matrix_agrees_with_rulings_at_windows(seed: int) -> None:
     assert_matrix_matches_rulings(table)
     if any(isinstance(p.footprint, WallFootprint) for p in table.terrain):
         assert contacts
+
+
+def test_the_options_asked_are_the_options_ruled() -> None:
+    # F9 words come from the options the question receives, over the table's own
+    table = random_table(3, models=6, terrain=4)
+    pairs = [("m0", "m1"), ("m1", "m0")]
+    plain = frostgrave.rulings(table, pairs)
+    assert not any(r.rule == "F9" for x in plain for r in x.reasons)
+    shown = frostgrave.rulings(table, pairs, options=FrostgraveOptions(visible_fraction=True))
+    assert all(x.reasons[-1].rule == "F9" for x in shown)
+    asked = ask(table, "los", rules="fg", pairs=tuple(pairs), options={"visible_fraction": True})
+    assert list(asked.rulings) == shown
+    assert asked.options == {"grazing_blocks": False, "visible_fraction": True}
+
+
+def old_because(r: Any) -> str:
+    """The "because" column as the old CLI computed it (``cli._because``, dce3ab5)."""
+    parts = []
+    for x in r.reasons:
+        if x.rule in {"F1", "F9"} or (x.rule == "F2" and "not visible" in x.text):
+            continue
+        parts.append(" ".join([x.rule, *(i for i in x.ids if i not in (r.shooter, r.target))]))
+    return ", ".join(dict.fromkeys(parts)) or "clear"
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_because_words_the_deciding_reasons_as_the_old_cli_did(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    table = _at_windows(random_table(seed, models=12, terrain=10, width=500.0), rng)
+    answer = ask(table, "los", rules="frostgrave", options={"visible_fraction": True})
+    assert answer.rulings
+    for r in answer.rulings:
+        assert r.because == old_because(r), r
+        assert r.to_json()["because"] == r.because
+
+
+def test_los_json_is_json_2() -> None:
+    table = scenario.load(GOLDEN[0])
+    doc = ask(table, "los").to_json()
+    jsonschema.validate(doc, output_schema())
+    assert list(doc) == ["arbitre", "kind", "rules", "unit", "options", "rulings"]
+    assert (doc["arbitre"], doc["kind"], doc["rules"]) == (2, "los", "frostgrave")
+    first = doc["rulings"][0]
+    keys = list(first)
+    assert keys[0] == "kind" and keys[-2:] == ["reasons", "refusals"]
+
+
+def test_window_contact_is_the_one_g4_test() -> None:
+    # a base whose gap to a window's part of the wall is the contact tolerance stands at it
+    # (sight.in_contact, the one G4 test); a little more is no contact
+    def table_with(y: float) -> Table:
+        return scenario.loads(
+            "arbitre: 1\ntable: [600, 600]\nterrain:\n"
+            "  - {id: wall, sight: blocks, wall: {points: [[100, 300], [500, 300]], "
+            "thickness: 10, windows: [{from: 180, to: 220}]}}\n"
+            f"models:\n  - {{id: w, side: r, at: [300, {y!r}]}}\n"
+            "  - {id: x, side: b, at: [300, 500]}\n"
+        )
+
+    tol = table_with(318.0).contact_tolerance
+    for gap in (0.0, tol - 1e-3, tol, tol + 5e-8):
+        contacts = frostgrave.window_contacts(table_with(305 + 12.5 + gap))
+        assert [c.wall for c in contacts["w"]] == ["wall"], gap
+        assert bool(sight.in_contact(gap, tol))
+    for gap in (tol + 1e-6, tol + 0.1):
+        assert "w" not in frostgrave.window_contacts(table_with(305 + 12.5 + gap)), gap
+        assert not bool(sight.in_contact(gap, tol))

@@ -30,8 +30,11 @@ def table(*extra: Model, unit: Unit = INCH) -> Table:
         Terrain("house", PolygonFootprint(rect_points(Point(300, 300), 120, 80, 10))),
         Terrain("hedge", PolygonFootprint(rect_points(Point(150, 150), 100, 20, 0)), "cover"),
         Terrain("well", CircleFootprint(Point(450, 120), 25), "cover"),
-        Terrain("wall", WallFootprint((Point(500, 250), Point(500, 450)), 6.0,
-                                      (Window(50, 90),)), "blocks"),
+        Terrain(
+            "wall",
+            WallFootprint((Point(500, 250), Point(500, 450)), 6.0, (Window(50, 90),)),
+            "blocks",
+        ),
     )
     models = (
         Model("a1", "red", Point(100, 100)),
@@ -44,10 +47,24 @@ def table(*extra: Model, unit: Unit = INCH) -> Table:
     return Table(600, 500, terrain, models, unit=unit, name="Test table")
 
 
-def ruling(target: str, visible: bool, cover: int, *, shooter: str = "a1",
-           blockers: tuple[str, ...] = (), cover_pieces: tuple[str, ...] = ()) -> LosRuling:
-    return LosRuling(shooter, target, visible, cover, (Reason("F1", (shooter, target), ""),),
-                     None, blockers, cover_pieces)
+def ruling(
+    target: str,
+    visible: bool,
+    cover: int,
+    *,
+    shooter: str = "a1",
+    blockers: tuple[str, ...] = (),
+    cover_pieces: tuple[str, ...] = (),
+) -> LosRuling:
+    return LosRuling(
+        shooter=shooter,
+        target=target,
+        visible=visible,
+        cover=cover,
+        reasons=(Reason("F1", (shooter, target), ""),),
+        blockers=blockers,
+        cover_pieces=cover_pieces,
+    )
 
 
 RULINGS = (
@@ -67,8 +84,11 @@ def texts(root: ET.Element) -> list[str]:
 
 
 def sight_lines(root: ET.Element) -> dict[str, ET.Element]:
-    return {e.get("data-target", ""): e for e in root.iter(f"{NS}line")
-            if (e.get("class") or "").startswith("sight")}
+    return {
+        e.get("data-target", ""): e
+        for e in root.iter(f"{NS}line")
+        if (e.get("class") or "").startswith("sight")
+    }
 
 
 def test_parses_as_svg_with_the_table_to_scale() -> None:
@@ -82,8 +102,9 @@ def test_parses_as_svg_with_the_table_to_scale() -> None:
     border = grid.findall(f"{NS}rect")[-1]
     assert [border.get(k) for k in ("x", "y", "width", "height")] == ["0", "-500", "600", "500"]
     # the on-screen size keeps the view box's proportions, ~900 px for the longer side
-    assert float(root.get("width") or 0) / float(root.get("height") or 1) == pytest.approx(w / h,
-                                                                                       rel=1e-3)
+    assert float(root.get("width") or 0) / float(root.get("height") or 1) == pytest.approx(
+        w / h, rel=1e-3
+    )
     assert 900 < float(root.get("width") or 0) < 1400
 
 
@@ -102,10 +123,17 @@ def test_every_model_and_piece_is_labelled() -> None:
 
 def test_terrain_kinds_windows_and_bases() -> None:
     root = parse(render_table(table()))
-    kinds = {g.get("data-id"): g.get("class") for g in root.iter(f"{NS}g")
-             if (g.get("class") or "").startswith("terrain")}
-    assert kinds == {"house": "terrain blocks", "hedge": "terrain cover",
-                     "well": "terrain cover", "wall": "terrain blocks"}
+    kinds = {
+        g.get("data-id"): g.get("class")
+        for g in root.iter(f"{NS}g")
+        if (g.get("class") or "").startswith("terrain")
+    }
+    assert kinds == {
+        "house": "terrain blocks",
+        "hedge": "terrain cover",
+        "well": "terrain cover",
+        "wall": "terrain blocks",
+    }
     windows = [e for e in root.iter() if e.get("class") == "window"]
     assert len(windows) == 1 and windows[0].get("d")
     models = {g.get("data-id"): g for g in root.iter(f"{NS}g") if g.get("class") == "model"}
@@ -134,10 +162,8 @@ def test_lines_follow_the_rulings() -> None:
 def test_blockers_and_cover_pieces_are_marked() -> None:
     root = parse(render_table(table(), rulings=RULINGS, shooter="a1"))
     marks = [g for g in root.iter(f"{NS}g") if g.get("class") == "mark"]
-    blocked = {e.get("data-id") for g in marks if g.get("stroke") == BLOCKED
-               for e in g}
-    covering = {e.get("data-id") for g in marks if g.get("stroke") == COVERED
-                for e in g}
+    blocked = {e.get("data-id") for g in marks if g.get("stroke") == BLOCKED for e in g}
+    covering = {e.get("data-id") for g in marks if g.get("stroke") == COVERED for e in g}
     assert blocked == {"wall"} and covering == {"well"}
 
 
@@ -149,12 +175,16 @@ def test_no_lines_without_a_shooter() -> None:
 
 
 def test_ids_are_escaped() -> None:
-    odd = Model("a<b&c", "\"side\" <x>", Point(300, 450))
-    svg = render_table(table(odd), rulings=(ruling("a<b&c", True, 1),), shooter="a1",
-                       title="<script>alert(1)</script>")
+    odd = Model("a<b&c", '"side" <x>', Point(300, 450))
+    svg = render_table(
+        table(odd),
+        rulings=(ruling("a<b&c", True, 1),),
+        shooter="a1",
+        title="<script>alert(1)</script>",
+    )
     assert "<script>" not in svg and "a<b&c" not in svg
     labels = texts(parse(svg))
-    assert "a<b&c" in labels and "\"side\" <x>" in labels
+    assert "a<b&c" in labels and '"side" <x>' in labels
     assert "<script>alert(1)</script>" in labels
 
 
@@ -180,8 +210,7 @@ def test_unknown_shooter_or_target_is_an_error() -> None:
 def test_shooter_without_rulings_is_still_ringed() -> None:
     root = parse(render_table(table(), shooter="b2"))
     assert sight_lines(root) == {}
-    assert [g.get("data-id") for g in root.iter(f"{NS}g") if g.get("class") == "shooter"] == [
-        "b2"]
+    assert [g.get("data-id") for g in root.iter(f"{NS}g") if g.get("class") == "shooter"] == ["b2"]
 
 
 def test_empty_table() -> None:

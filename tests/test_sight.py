@@ -7,9 +7,10 @@ import math
 import numpy as np
 import pytest
 import shapely
+from shapely.geometry.base import BaseGeometry
 
 from arbitre import sight
-from arbitre.geometry import Disc, Point, PolygonFootprint, rect_points
+from arbitre.geometry import CircleFootprint, Disc, Point, PolygonFootprint, rect_points
 from arbitre.table import Model, Table, Terrain
 from arbitre.testing import random_table
 
@@ -18,14 +19,16 @@ BAND = 1e-6  # oracle and kernel may disagree only this close to a boundary
 
 def piece_shapes(
     table: Table,
-) -> tuple[list[str], list[object], list[tuple[float, float, float] | None]]:
+) -> tuple[list[str], list[BaseGeometry], list[tuple[float, float, float] | None]]:
     """Every piece as an id, a shapely shape, and for discs their exact circle."""
     ids, shapes, circles = [], [], []
     for t in table.terrain:
         ids.append(t.id)
         shapes.append(t.footprint.shape())
         fp = t.footprint
-        circles.append((fp.centre.x, fp.centre.y, fp.radius) if hasattr(fp, "radius") else None)
+        circles.append(
+            (fp.centre.x, fp.centre.y, fp.radius) if isinstance(fp, CircleFootprint) else None
+        )
     for m in table.models:
         ids.append(m.id)
         shapes.append(shapely.Point(m.at.x, m.at.y).buffer(max(m.base.radius, 1e-9), 64))
@@ -34,7 +37,10 @@ def piece_shapes(
 
 
 def bf_crosses(
-    line: shapely.LineString, shape: object, circle: tuple[float, float, float] | None, half: float
+    line: shapely.LineString,
+    shape: BaseGeometry,
+    circle: tuple[float, float, float] | None,
+    half: float,
 ) -> bool | None:
     """Brute force G5: True, False, or None inside the ambiguous band."""
     if circle is not None:
@@ -241,3 +247,32 @@ def test_s1_batch_early_exit_agrees_with_full_lists() -> None:
     blocked_full = full.first_stop >= 0
     assert np.array_equal(blocked_full, fast.first_stop >= 0)
     assert blocked_full.any() and not blocked_full.all()
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_g4_touching_matches_shapely_and_restricts_to_the_rows_asked(seed: int) -> None:
+    table = random_table(seed, models=14, terrain=10, degenerate=seed % 2 == 1, width=400.0)
+    full = sight.touching(table)
+    assert full.shape == (len(table.models), len(table.terrain))
+    tol = table.contact_tolerance
+    for i, m in enumerate(table.models):
+        centre = shapely.Point(m.at.x, m.at.y)
+        for k, t in enumerate(table.terrain):
+            fp = t.footprint
+            if isinstance(fp, CircleFootprint):  # exact, not the polygon of its shape
+                gap = math.hypot(m.at.x - fp.centre.x, m.at.y - fp.centre.y) - fp.radius
+            else:
+                shape = fp.shape()
+                gap = -1.0 if shape.contains(centre) else shapely.distance(centre, shape)
+            gap -= m.base.radius
+            if abs(gap - tol) > BAND:
+                assert bool(full[i, k]) is bool(gap <= tol), (m.id, t.id, gap)
+    rng = np.random.default_rng(seed)
+    rows = [int(r) for r in rng.choice(len(table.models), 5, replace=False)]
+    cols = [int(c) for c in rng.choice(len(table.terrain), 4, replace=False)]
+    sub = sight.touching(table, models=rows, pieces=cols)
+    assert np.array_equal(sub, full[np.ix_(rows, cols)])
+    assert np.array_equal(sight.touching(table, models=rows), full[rows])
+    assert np.array_equal(sight.touching(table, pieces=cols), full[:, cols])
+    assert sight.touching(table, models=[], pieces=cols).shape == (0, 4)
+    assert sight.touching(table, models=rows, pieces=[]).shape == (5, 0)

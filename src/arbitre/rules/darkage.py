@@ -2,18 +2,27 @@
 size classes (D3-D5).
 
 D3: the target is in line of sight when some unobstructed segment joins the observer's
-base to the target's inside the window (the convex hull of the two bases, S3). D4: only
-models and terrain of the target's size class or larger obstruct, so sight is not
-symmetric. D1: an activation spends action points in any order and loses what is left.
-D2: two opposing effects at once are ordered by the lower of two D20, ties rolled again.
+base to the target's inside the window (the convex hull of the two bases, bounded by
+their outer tangents, S3). D4: only models and terrain of the target's size class or
+larger obstruct, so sight is not symmetric. D1: an activation spends action points in
+any order and loses what is left. D2: two opposing effects at once are ordered by the
+lower of two D20, ties rolled again (:func:`arbitre.dice.roll_off`, the one procedure
+both rolled and enumerated exactly).
+
+Questions: ``los`` (:class:`DarkAgeLosRuling`, with the window's two sides), ``rolloff``
+(:class:`RolloffRuling`), ``activation`` (:class:`ActivationRuling`).
 """
 
 from __future__ import annotations
 
+import math
+import secrets
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
+from functools import lru_cache
 from types import MappingProxyType
+from typing import Any, ClassVar
 
 import numpy as np
 import shapely
@@ -21,11 +30,10 @@ import shapely
 from arbitre import dice, sight
 from arbitre.errors import RulesError
 from arbitre.rules import schema
-from arbitre.rules.options import read_options
 from arbitre.rules.registry import Question, Ruleset, questions
-from arbitre.rules.requests import LosRequest
-from arbitre.rules.ruling import LosRuling, Reason
-from arbitre.table import Table
+from arbitre.rules.requests import LosRequest, ids
+from arbitre.rules.ruling import LosRuling, Reason, chance, point, reasons_json
+from arbitre.table import Model, Table, Unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +41,45 @@ class DarkAgeOptions:
     """Options of the D rules: none of its own yet (the G options are shared)."""
 
 
-def options(table: Table) -> DarkAgeOptions:
-    return read_options(DarkAgeOptions, table.options)
+# --- D3-D4: the line-of-sight window ----------------------------------------------------
+
+#: A segment in mm, from the observer's side to the target's.
+Segment = tuple[tuple[float, float], tuple[float, float]]
+
+
+@dataclass(frozen=True, slots=True)
+class DarkAgeLosRuling(LosRuling):
+    """A Dark Age line of sight (D3-D4): a :class:`~arbitre.rules.ruling.LosRuling` with
+    the two sides of its D3 window, ``window`` (the outer common tangents of the two
+    bases, each from the observer's rim to the target's, in mm), for pictures."""
+
+    window: tuple[Segment, Segment] | None = None
+
+    def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
+        """:meth:`LosRuling.to_json` and ``window``: two segments of two points in ``unit``."""
+        doc = LosRuling.to_json(self, unit)
+        tail = {k: doc.pop(k) for k in ("reasons", "refusals")}
+        doc["window"] = (
+            None if self.window is None else [[point(unit, p) for p in s] for s in self.window]
+        )
+        doc.update(tail)
+        return doc
+
+
+def window_sides(a: Model, b: Model) -> tuple[Segment, Segment]:
+    """The two sides of the D3 window of ``a`` and ``b``: the outer common tangents of the
+    two bases, each from its point on a's rim to its point on b's rim (left, then right,
+    looking from a to b)."""
+    dx, dy = b.at.x - a.at.x, b.at.y - a.at.y
+    d = math.hypot(dx, dy) or 1.0
+    ra, rb = a.base.radius, b.base.radius
+    base = math.atan2(dy, dx)
+    turn = math.acos(max(-1.0, min(1.0, (ra - rb) / d)))
+    sides = []
+    for sign in (1.0, -1.0):
+        nx, ny = math.cos(base + sign * turn), math.sin(base + sign * turn)
+        sides.append(((a.at.x + ra * nx, a.at.y + ra * ny), (b.at.x + rb * nx, b.at.y + rb * ny)))
+    return sides[0], sides[1]
 
 
 def _ranks(table: Table, ix: sight.SightIndex) -> np.ndarray:
@@ -49,10 +94,19 @@ def _ranks(table: Table, ix: sight.SightIndex) -> np.ndarray:
     return np.asarray(ranks, dtype=np.int64)
 
 
-def rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRuling]:
+def _disc(m: Model) -> shapely.Geometry:
+    return shapely.Point(m.at.x, m.at.y).buffer(max(m.base.radius, 1e-9), 64)
+
+
+def rulings(
+    table: Table,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    options: DarkAgeOptions | None = None,
+) -> list[DarkAgeLosRuling]:
     """D3-D4 for each ``(observer, target)`` pair: visible or not, a witness segment or
-    the pieces that close the window, and the smaller pieces D4 lets the line pass."""
-    options(table)
+    the pieces that close the window, the smaller pieces D4 lets the line pass, and the
+    window's sides."""
     for a, b in pairs:
         if table.model(a) == table.model(b):
             raise RulesError(f"a model does not look at itself: {a!r}")
@@ -62,73 +116,97 @@ def rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRuling]:
     ranks = _ranks(table, ix)
     need = np.asarray([table.size_rank(table.model(b).size) for _, b in pairs], np.int64)
     lines = sight.clear_lines(table, pairs, piece_rank=ranks, min_rank=need, index=ix)
-    return [_rule(table, ix, ranks, line) for line in lines]
+    # every piece's footprint grown by half the beam, built once for all the pairs
+    shapes = [t.footprint.shape() for t in table.terrain] + [_disc(m) for m in table.models]
+    reach = shapely.buffer(np.asarray(shapes, dtype=object), ix.half)
+    return [_rule(table, ix, ranks, reach, line) for line in lines]
 
 
-def _window_pieces(table: Table, ix: sight.SightIndex, a: str, b: str) -> list[int]:
+def _window_pieces(
+    table: Table, ix: sight.SightIndex, reach: np.ndarray, a: str, b: str
+) -> list[int]:
     """The pieces reaching into the D3 window of a and b (the hull of their bases)."""
-    ma, mb = table.model(a), table.model(b)
-    hull = shapely.convex_hull(
-        shapely.union(
-            shapely.Point(ma.at.x, ma.at.y).buffer(max(ma.base.radius, 1e-9), 64),
-            shapely.Point(mb.at.x, mb.at.y).buffer(max(mb.base.radius, 1e-9), 64),
-        )
-    )
-    skip = {a, b}
-    shapes = [t.footprint.shape() for t in table.terrain] + [
-        shapely.Point(m.at.x, m.at.y).buffer(max(m.base.radius, 1e-9), 64) for m in table.models
-    ]
-    hits = shapely.intersects(hull, shapely.buffer(np.asarray(shapes, dtype=object), ix.half))
-    return [int(p) for p in np.flatnonzero(hits) if ix.ids[p] not in skip]
+    hull = shapely.convex_hull(shapely.union(_disc(table.model(a)), _disc(table.model(b))))
+    hits = shapely.intersects(hull, reach)
+    return [int(p) for p in np.flatnonzero(hits) if ix.ids[p] not in (a, b)]
 
 
 def _rule(
-    table: Table, ix: sight.SightIndex, ranks: np.ndarray, line: sight.ClearLine
-) -> LosRuling:
+    table: Table,
+    ix: sight.SightIndex,
+    ranks: np.ndarray,
+    reach: np.ndarray,
+    line: sight.ClearLine,
+) -> DarkAgeLosRuling:
+    """One pair's ruling: D3 the window, D4 the pieces too small to obstruct, then the
+    clear line found or the pieces that close the window."""
     a, b = line.observer, line.target
     size = table.model(b).size
-    inside = _window_pieces(table, ix, a, b)
+    inside = _window_pieces(table, ix, reach, a, b)
     smaller = tuple(ix.ids[p] for p in inside if ranks[p] < table.size_rank(size))
     reasons = [Reason("D3", (a, b), f"the window joins the sides of {a}'s and {b}'s bases")]
+    passed: tuple[Reason, ...] = ()
     if smaller:
-        reasons.append(
+        passed = (
             Reason(
                 "D4",
                 smaller,
-                (f"smaller than {b} ({size}), these do not obstruct: {', '.join(smaller)}"),
-            )
-        )
-    if line.clear and line.witness is not None:
-        p, q = line.witness
-        reasons.append(
-            Reason(
-                "D3",
-                (a, b),
-                (
-                    f"a clear line joins the bases, from {_fmt(table, p.x, p.y)} to "
-                    f"{_fmt(table, q.x, q.y)}: {b} is in line of sight"
-                ),
-            )
-        )
-        witness = ((p.x, p.y), (q.x, q.y))
-        return LosRuling(a, b, True, 0, tuple(reasons), witness=witness)
-    reasons.append(
-        Reason(
-            "D4",
-            line.blockers,
-            (
-                f"of {b}'s size ({size}) or larger, these close the window: "
-                f"{', '.join(line.blockers) or 'nothing'}"
+                f"smaller than {b} ({size}), these do not obstruct: {', '.join(smaller)}",
             ),
         )
+    reasons.extend(passed)
+    window = window_sides(table.model(a), table.model(b))
+    if line.clear and line.witness is not None:
+        p, q = line.witness
+        text = (
+            f"a clear line joins the bases, from {_fmt(table, p.x, p.y)} to "
+            f"{_fmt(table, q.x, q.y)}: {b} is in line of sight"
+        )
+        reasons.append(Reason("D3", (a, b), text))
+        witness = ((p.x, p.y), (q.x, q.y))
+    else:
+        closers = ", ".join(line.blockers) or "nothing"
+        reasons.append(
+            Reason(
+                "D4",
+                line.blockers,
+                f"of {b}'s size ({size}) or larger, these close the window: {closers}",
+            )
+        )
+        reasons.append(Reason("D3", (a, b), f"no clear line joins the bases: {b} is not in sight"))
+        witness = None
+    return DarkAgeLosRuling(
+        shooter=a,
+        target=b,
+        visible=witness is not None,
+        cover=0,
+        reasons=tuple(reasons),
+        blockers=() if witness is not None else line.blockers,
+        witness=witness,
+        because=because(a, b, [r for r in reasons if r not in passed]),
+        window=window,
     )
-    reasons.append(Reason("D3", (a, b), f"no clear line joins the bases: {b} is not in sight"))
-    return LosRuling(a, b, False, 0, tuple(reasons), blockers=line.blockers)
+
+
+def because(observer: str, target: str, reasons: Sequence[Reason]) -> str:
+    """The deciding reasons in a few words: each rule ID with the pieces it involves (the
+    two models left out), as ``D3, D4 wall``. Give it the reasons that decide: the
+    pieces D4 lets the line pass do not obstruct and are not listed."""
+    parts = []
+    for r in reasons:
+        named = " ".join(i for i in r.ids if i not in (observer, target))
+        parts.append(f"{r.rule} {named}".strip())
+    return ", ".join(dict.fromkeys(parts))
 
 
 def _fmt(table: Table, x: float, y: float) -> str:
     u = table.unit
     return f"({u.from_mm(x):.4g}, {u.from_mm(y):.4g})"
+
+
+def _los(table: Table, request: LosRequest, *, options: DarkAgeOptions) -> list[DarkAgeLosRuling]:
+    """The ``los`` question: D3-D4 for the pairs asked."""
+    return rulings(table, request.pairs_on(table), options=options)
 
 
 # --- D1: action points ------------------------------------------------------------------
@@ -206,6 +284,102 @@ class Activation:
         return tuple(steps)
 
 
+#: The action that stands for the player stopping the activation (D1).
+END = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationRequest:
+    """D1: ``model`` spends ``actions`` in order (``"end"``: its player stops there); its
+    AP come from its ``ap`` stat unless ``ap`` is given."""
+
+    model: str
+    actions: tuple[str, ...] = ()
+    ap: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "actions", ids(self.actions))
+
+
+@dataclass(frozen=True, slots=True)
+class ActivationRuling:
+    """D1: what an activation spent (action and cost, in order), the AP left, the AP lost
+    when it is over, and whether it is; an action it could not pay is a refusal."""
+
+    kind: ClassVar[str] = "activation"
+
+    model: str
+    ap: int
+    spent: tuple[tuple[str, int], ...]
+    left: int
+    lost: int
+    ended: bool
+    reasons: tuple[Reason, ...]
+    refusals: tuple[Reason, ...] = ()
+
+    def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "model": self.model,
+            "ap": self.ap,
+            "spent": [{"action": a, "cost": c} for a, c in self.spent],
+            "left": self.left,
+            "lost": self.lost,
+            "ended": self.ended,
+            "reasons": reasons_json(self.reasons),
+            "refusals": reasons_json(self.refusals),
+        }
+
+
+def _ap(table: Table, request: ActivationRequest) -> int:
+    """The AP of the activation: as asked, else the model's ``ap`` stat (a whole number)."""
+    if request.ap is not None:
+        return request.ap
+    model = table.model(request.model)
+    stat = model.stat("ap")
+    if stat is None:
+        raise RulesError(f"{model.id} has no ap stat: give its action points (ap=, --ap)")
+    if stat != int(stat):
+        raise RulesError(f"{model.id}: the ap stat must be a whole number, got {stat!r}")
+    return int(stat)
+
+
+def activate(table: Table, request: ActivationRequest) -> ActivationRuling:
+    """D1: spend the actions asked, in order, on :class:`Activation`; an action it cannot
+    pay (its AP left, or the activation over) is refused and the next ones still tried."""
+    act = Activation(table.model(request.model).id, ap=_ap(table, request))
+    for action in request.actions:
+        if action != END and action not in act.costs:
+            known = ", ".join((*act.costs, END))
+            raise RulesError(f"unknown action {action!r} (actions: {known})")
+    refusals = []
+    for action in request.actions:
+        if action == END:
+            act = act.end()
+            continue
+        try:
+            act = act.spend(action)
+        except RulesError as exc:
+            refusals.append(Reason("D1", (act.model,), str(exc)))
+    return ActivationRuling(
+        model=act.model,
+        ap=act.ap,
+        spent=act.spent,
+        left=act.left,
+        lost=act.lost,
+        ended=act.ended,
+        reasons=act.reasons(),
+        refusals=tuple(refusals),
+    )
+
+
+def _activation(
+    table: Table, request: ActivationRequest, *, options: DarkAgeOptions
+) -> list[ActivationRuling]:
+    """The ``activation`` question (D1)."""
+    return [activate(table, request)]
+
+
 # --- D2: roll-offs ----------------------------------------------------------------------
 
 
@@ -220,8 +394,11 @@ class RollOffOdds:
     rounds: Fraction
 
 
+@lru_cache(maxsize=32)
 def rolloff_odds(players: tuple[str, str] = ("A", "B"), *, sides: int = 20) -> RollOffOdds:
-    """The exact D2 odds, from the very procedure that :func:`rolloff` rolls."""
+    """The exact D2 odds. Who decides comes from enumerating the very procedure that
+    :func:`rolloff` rolls (:func:`arbitre.dice.roll_off`); a round ties when both dice
+    show the same face, and the rounds until one does not are geometric."""
     law = dice.enumerate_procedure(lambda d: dice.roll_off(d, players, sides=sides))
     die = dice.die(sides)
     tie = sum((die.probability(v) ** 2 for v in die.support), Fraction(0))
@@ -229,15 +406,55 @@ def rolloff_odds(players: tuple[str, str] = ("A", "B"), *, sides: int = 20) -> R
 
 
 @dataclass(frozen=True, slots=True)
-class RollOff:
-    """A seeded D2 roll-off: who decides the order, every die rolled, and why."""
+class RolloffRequest:
+    """D2: a roll-off between two ``players``; a ``seed`` replays a roll (none: a fresh
+    one, reported in the ruling)."""
 
+    players: tuple[str, str] = ("A", "B")
+    seed: int | None = None
+
+    def __post_init__(self) -> None:
+        players = ids(self.players)
+        if len(players) != 2:
+            raise RulesError(f"a roll-off is between two players, got {list(players)}")
+        object.__setattr__(self, "players", players)
+
+
+@dataclass(frozen=True, slots=True)
+class RolloffRuling:
+    """A seeded D2 roll-off: who decides the order, the seed and every die rolled, the
+    exact odds of the procedure (each player's chance, a tie each round, the mean number
+    of rounds), and why."""
+
+    kind: ClassVar[str] = "rolloff"
+
+    players: tuple[str, str]
     decides: str
+    seed: int
     log: dice.RollLog
+    odds: RollOffOdds
     reasons: tuple[Reason, ...]
+    refusals: tuple[Reason, ...] = ()
+
+    def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "players": list(self.players),
+            "decides": self.decides,
+            "seed": self.seed,
+            "log": self.log.to_json(),
+            "odds": {
+                self.players[0]: chance(self.odds.first),
+                self.players[1]: chance(self.odds.second),
+            },
+            "tie_each_round": chance(self.odds.tie),
+            "mean_rounds": chance(self.odds.rounds),
+            "reasons": reasons_json(self.reasons),
+            "refusals": reasons_json(self.refusals),
+        }
 
 
-def rolloff(players: tuple[str, str], *, seed: int, sides: int = 20) -> RollOff:
+def rolloff(players: tuple[str, str], *, seed: int, sides: int = 20) -> RolloffRuling:
     """Roll off between two players (D2): the lower D20 decides, ties rolled again."""
     decides, log = dice.roll_procedure(lambda d: dice.roll_off(d, players, sides=sides), seed)
     rolls = [r.value for r in log.dice]
@@ -252,21 +469,97 @@ def rolloff(players: tuple[str, str], *, seed: int, sides: int = 20) -> RollOff:
         for n, (x, y) in enumerate(rounds, 1)
     ]
     steps.append(Reason("D2", (decides,), f"{decides} rolled lower and decides the order"))
-    return RollOff(decides, log, tuple(steps))
+    return RolloffRuling(
+        players=players,
+        decides=decides,
+        seed=seed,
+        log=log,
+        odds=rolloff_odds(players, sides=sides),
+        reasons=tuple(steps),
+    )
 
 
-def _los(table: Table, request: LosRequest, *, options: DarkAgeOptions) -> list[LosRuling]:
-    return rulings(table, request.pairs_on(table))
+def _rolloff(
+    subject: None, request: RolloffRequest, *, options: DarkAgeOptions
+) -> list[RolloffRuling]:
+    """The ``rolloff`` question (D2): a fresh seed unless one is given."""
+    seed = secrets.randbelow(2**32) if request.seed is None else request.seed
+    return [rolloff(request.players, seed=seed)]
 
+
+# --- the registry -----------------------------------------------------------------------
+
+_SEGMENT = {**schema.array(schema.POINT), "minItems": 2, "maxItems": 2}
+
+#: The Dark Age ``los`` ruling: the shared one and the D3 window's two sides.
+LOS_SCHEMA: dict[str, Any] = {
+    "properties": {
+        **schema.LOS["properties"],
+        "window": schema.nullable({**schema.array(_SEGMENT), "minItems": 2, "maxItems": 2}),
+    },
+    "required": [*schema.LOS["required"], "window"],
+}
+
+ROLLOFF_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "players": {**schema.IDS, "minItems": 2, "maxItems": 2},
+        "decides": schema.STR,
+        "seed": schema.INT,
+        "log": schema.obj(
+            {
+                "seed": schema.nullable(schema.INT),
+                "dice": schema.array(
+                    schema.obj({"label": schema.STR, "sides": schema.INT, "value": schema.INT})
+                ),
+            }
+        ),
+        "odds": {"type": "object", "additionalProperties": schema.CHANCE},
+        "tie_each_round": schema.CHANCE,
+        "mean_rounds": schema.CHANCE,
+    },
+    "required": ["players", "decides", "seed", "log", "odds", "tie_each_round", "mean_rounds"],
+}
+
+ACTIVATION_SCHEMA: dict[str, Any] = {
+    "properties": {
+        "model": schema.STR,
+        "ap": schema.INT,
+        "spent": schema.array(schema.obj({"action": schema.STR, "cost": schema.INT})),
+        "left": schema.INT,
+        "lost": schema.INT,
+        "ended": schema.BOOL,
+    },
+    "required": ["model", "ap", "spent", "left", "lost", "ended"],
+}
 
 RULESET = Ruleset(
     name="darkage",
-    title="Dark Age line-of-sight window with size classes (D3-D5)",
+    title="Dark Age: action points, roll-offs, the line-of-sight window (D1-D5)",
     aliases=("dark-age", "da"),
     options=DarkAgeOptions,
     questions=questions(
-        Question("los", "Lines of sight through the window (D3-D5)", LosRequest, _los,
-                 schema=schema.LOS),
+        Question(
+            "los",
+            "Lines of sight through the window (D3-D5)",
+            LosRequest,
+            _los,
+            schema=LOS_SCHEMA,
+        ),
+        Question(
+            "rolloff",
+            "Roll-off of two opposing effects (D2)",
+            RolloffRequest,
+            _rolloff,
+            subject="none",
+            schema=ROLLOFF_SCHEMA,
+        ),
+        Question(
+            "activation",
+            "An activation's action points (D1)",
+            ActivationRequest,
+            _activation,
+            schema=ACTIVATION_SCHEMA,
+        ),
     ),
     sight="S3",
 )

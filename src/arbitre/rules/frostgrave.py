@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import shapely
@@ -29,7 +29,7 @@ from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest
 from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.rules.small_terrain import piece_bonus
-from arbitre.table import Table
+from arbitre.table import Table, Terrain
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +175,25 @@ def _window_fraction(
     return float(sight.visible_fraction_batch(table, s, g, hides=hides, index=ix)[0])
 
 
+@dataclass(slots=True)
+class _Tally:
+    """What one pair's ruling gathers, crossing by crossing (F2-F8)."""
+
+    reasons: list[Reason] = field(default_factory=list)
+    blockers: list[str] = field(default_factory=list)
+    cover_pieces: list[str] = field(default_factory=list)
+    cover: int = 0
+
+    def blocks(self, piece: str, reason: Reason) -> None:
+        self.blockers.append(piece)
+        self.reasons.append(reason)
+
+    def gives(self, piece: str, bonus: int, reason: Reason) -> None:
+        self.cover += bonus
+        self.cover_pieces.append(piece)
+        self.reasons.append(reason)
+
+
 def _rule(
     table: Table,
     opts: FrostgraveOptions,
@@ -185,101 +204,92 @@ def _rule(
 ) -> LosRuling:
     """One pair's ruling; ``touch[k]`` says whether the target touches terrain piece k (G4)."""
     a, b = line.shooter, line.target
-    reasons: list[Reason] = []
+    tally = _Tally()
     for who in (a, b):
         if table.model(who).base.radius <= 0:
-            reasons.append(Reason("F8", (who,), f"{who} has no base: its centre is used"))
+            tally.reasons.append(Reason("F8", (who,), f"{who} has no base: its centre is used"))
     crossed = ", ".join(c.piece for c in line.crossings) or "nothing"
-    reasons.append(Reason("F1", (a, b), f"centre line {a} -> {b} passes through {crossed}"))
+    tally.reasons.append(Reason("F1", (a, b), f"centre line {a} -> {b} passes through {crossed}"))
     shooter_walls = {c.wall for c in contacts.get(a, ())}
     target_windows = {c.wall: c for c in contacts.get(b, ())}
-    blockers: list[str] = []
-    cover_pieces: list[str] = []
-    cover = 0
     window_walls: list[str] = []
     for c in line.crossings:
         if c.is_model:
-            blockers.append(c.piece)
-            reasons.append(
-                Reason("F2", (c.piece,), f"the line passes through the base of {c.piece}")
+            tally.blocks(
+                c.piece, Reason("F2", (c.piece,), f"the line passes through the base of {c.piece}")
             )
             continue
         piece = table.piece(c.piece)
-        if piece.blocks:
-            if piece.id in shooter_walls:
-                bonus = 3 if piece.id in target_windows else 1
-                cover += bonus
-                cover_pieces.append(piece.id)
-                reasons.append(
-                    Reason(
-                        "F5",
-                        (a, piece.id),
-                        (
-                            f"{a} stands at a window of {piece.id}: it sees as if the wall were "
-                            f"not there; +{bonus} cover for the wall"
-                        ),
-                    )
-                )
-            elif piece.id in target_windows:
-                window_walls.append(piece.id)
-            else:
-                blockers.append(piece.id)
-                is_wall = isinstance(piece.footprint, WallFootprint)
-                if is_wall and piece.footprint.windows:  # type: ignore[union-attr]
-                    reasons.append(
-                        Reason(
-                            "F7",
-                            (piece.id,),
-                            (
-                                f"the line crosses wall {piece.id}; its windows open it only for a "
-                                "model touching it at a window"
-                            ),
-                        )
-                    )
-                else:
-                    kind = "wall" if is_wall else "large terrain"
-                    reasons.append(
-                        Reason("F2", (piece.id,), f"the line passes through {kind} {piece.id}")
-                    )
-            continue
-        bonus, reason = piece_bonus(b, piece.id, touches=bool(touch[table.terrain.index(piece)]))
-        cover += bonus
-        reasons.append(reason)
-        cover_pieces.append(piece.id)
-    for wall in window_walls:
-        seen = _sees_window(table, a, b, target_windows[wall], shooter_walls)
-        if seen is None:
-            blockers.append(wall)
-            reasons.append(
-                Reason(
-                    "F6",
-                    (b, wall),
-                    (
-                        f"{b} stands at a window of {wall}, but no clear line from {a} "
-                        "reaches the window"
-                    ),
-                )
+        if not piece.blocks:
+            touches = bool(touch[table.terrain.index(piece)])
+            tally.gives(piece.id, *piece_bonus(b, piece.id, touches=touches))
+        elif piece.id in shooter_walls:
+            bonus = 3 if piece.id in target_windows else 1
+            text = (
+                f"{a} stands at a window of {piece.id}: it sees as if the wall were "
+                f"not there; +{bonus} cover for the wall"
             )
+            tally.gives(piece.id, bonus, Reason("F5", (a, piece.id), text))
+        elif piece.id in target_windows:
+            window_walls.append(piece.id)
         else:
-            cover += 3
-            cover_pieces.append(wall)
-            reasons.append(
-                Reason(
-                    "F6",
-                    (b, wall),
-                    (
-                        f"{b} stands at a window of {wall} and {a} sees the window "
-                        f"(at {_fmt(table, seen)}): +3"
-                    ),
-                )
-            )
-    visible = not blockers
+            tally.blocks(piece.id, _large_reason(piece))
+    for wall in window_walls:
+        _at_window(table, line, target_windows[wall], shooter_walls, tally)
+    return _ruling(opts, line, fraction, tally)
+
+
+def _large_reason(piece: Terrain) -> Reason:
+    """Why a large piece on the line blocks it: F7 for a wall with windows, else F2."""
+    is_wall = isinstance(piece.footprint, WallFootprint)
+    if is_wall and piece.footprint.windows:  # type: ignore[union-attr]
+        return Reason(
+            "F7",
+            (piece.id,),
+            (
+                f"the line crosses wall {piece.id}; its windows open it only for a "
+                "model touching it at a window"
+            ),
+        )
+    kind = "wall" if is_wall else "large terrain"
+    return Reason("F2", (piece.id,), f"the line passes through {kind} {piece.id}")
+
+
+def _at_window(
+    table: Table,
+    line: sight.CentreLine,
+    contact: WindowContact,
+    shooter_walls: set[str],
+    tally: _Tally,
+) -> None:
+    """F6: the target stands at a window of the wall on the line: +3 when the shooter
+    sees the window, else the wall blocks."""
+    a, b, wall = line.shooter, line.target, contact.wall
+    seen = _sees_window(table, a, b, contact, shooter_walls)
+    if seen is None:
+        text = f"{b} stands at a window of {wall}, but no clear line from {a} reaches the window"
+        tally.blocks(wall, Reason("F6", (b, wall), text))
+    else:
+        text = (
+            f"{b} stands at a window of {wall} and {a} sees the window (at {_fmt(table, seen)}): +3"
+        )
+        tally.gives(wall, 3, Reason("F6", (b, wall), text))
+
+
+def _ruling(
+    opts: FrostgraveOptions, line: sight.CentreLine, fraction: float, tally: _Tally
+) -> LosRuling:
+    """The ruling from what the crossings gave: visible when nothing blocks (F2), the
+    cover dropped otherwise, the F1 and F9 words."""
+    a, b = line.shooter, line.target
+    visible = not tally.blockers
+    reasons = tally.reasons
     if not visible:  # cover means nothing for a target that cannot be seen
         reasons = [r for r in reasons if r.rule not in {"F3", "F4"}]
     if visible and not line.crossings:
         reasons.append(Reason("F1", (a, b), "the centre line is clear: visible, no cover"))
     elif not visible:
-        reasons.append(Reason("F2", tuple(blockers), f"{b} is not visible to {a}"))
+        reasons.append(Reason("F2", tuple(tally.blockers), f"{b} is not visible to {a}"))
     if opts.visible_fraction:
         reasons.append(
             Reason("F9", (b,), f"{fraction:.0%} of {b}'s base is visible from {a}'s centre")
@@ -288,11 +298,11 @@ def _rule(
         shooter=a,
         target=b,
         visible=visible,
-        cover=cover if visible else 0,
+        cover=tally.cover if visible else 0,
         reasons=tuple(reasons),
         visible_fraction=round(fraction, 6),
-        blockers=tuple(blockers),
-        cover_pieces=tuple(cover_pieces) if visible else (),
+        blockers=tuple(tally.blockers),
+        cover_pieces=tuple(tally.cover_pieces) if visible else (),
         because=because(a, b, reasons),
     )
 

@@ -1,60 +1,99 @@
-"""Dark Age commands (a face): ``rolloff`` (D2)."""
+"""Dark Age commands (a face): ``rolloff`` (D2) and ``activation`` (D1). They parse, ask
+the registry, print; no rule lives here."""
 
 from __future__ import annotations
 
 from typing import Annotated
 
 import typer
-from rich.console import Console
 
-from arbitre.faces.cli.common import print_json
-from arbitre.rules import darkage
-from arbitre.rules.ruling import JSON_VERSION
+from arbitre.faces.cli.common import (
+    FileArg,
+    JsonOpt,
+    OptionOpt,
+    RulesOpt,
+    SeedOpt,
+    ask_file,
+    option_pairs,
+    out,
+    print_json,
+    print_reasons,
+)
+from arbitre.rules import ask
 
-out = Console(highlight=False, soft_wrap=True)
+PANEL = "Dark Age"
 
 
-def _fraction(f: object) -> dict[str, object]:
-    return {"exact": str(f), "float": float(f)}  # type: ignore[arg-type]
+def rolloff(
+    seed: SeedOpt = None,
+    players: Annotated[tuple[str, str], typer.Option("--players", help="The two players.")] = (
+        "A",
+        "B",
+    ),
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Roll off between two players (D2): D20 each, the lower decides, ties again."""
+    answer = ask(None, "rolloff", options=option_pairs(option), players=players, seed=seed)
+    if as_json:
+        print_json(answer.to_json())
+        return
+    ruling = answer.ruling
+    for reason in ruling.reasons:
+        out.print(f"{reason.rule} {reason.text}")
+    (first, second), odds = ruling.players, ruling.odds
+    out.print(
+        f"odds: {first} decides {odds.first} ({float(odds.first):.1%}), "
+        f"{second} {odds.second}; a tie each round {odds.tie}, "
+        f"{odds.rounds} rounds on average"
+    )
+    out.print(f"[dim]seed {ruling.seed} (--seed {ruling.seed} rolls it again)[/]")
+
+
+def activation(
+    file: FileArg,
+    model: Annotated[str, typer.Argument(help="The model activated.", show_default=False)],
+    actions: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Actions spent in order (move, attack, skill, psychogenics; end: stop).",
+            show_default=False,
+        ),
+    ] = None,
+    ap: Annotated[
+        int | None,
+        typer.Option(
+            "--ap", help="Action points (default: the model's ap stat).", show_default=False
+        ),
+    ] = None,
+    rules: RulesOpt = None,
+    option: OptionOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Spend a model's action points (D1): what each action cost, what is left or lost."""
+    _, answer = ask_file(
+        file,
+        "activation",
+        rules=rules,
+        option=option,
+        model=model,
+        actions=tuple(actions or ()),
+        ap=ap,
+    )
+    if as_json:
+        print_json(answer.to_json())
+        return
+    r = answer.ruling
+    spent = ", ".join(f"{action} {cost}" for action, cost in r.spent) or "nothing"
+    state = f"over, {r.lost} AP lost" if r.ended else f"{r.left} AP left"
+    out.print(f"[bold]{r.model}[/]: {r.ap} AP, spent {spent}; {state}")
+    print_reasons(r.reasons)
+    if r.refusals:
+        out.print("[red]refused[/]:")
+        print_reasons(r.refusals)
 
 
 def register(app: typer.Typer) -> None:
     """Add the Dark Age commands to ``app``."""
-
-    @app.command()
-    def rolloff(
-        seed: Annotated[
-            int, typer.Option("--seed", help="Seed of the dice (same seed, same roll).")
-        ],
-        players: Annotated[tuple[str, str], typer.Option("--players", help="The two players.")] = (
-            "A",
-            "B",
-        ),
-        as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
-    ) -> None:
-        """Roll off between two players (D2): D20 each, the lower decides, ties again."""
-        result = darkage.rolloff(players, seed=seed)
-        odds = darkage.rolloff_odds(players)
-        if as_json:
-            doc = {
-                "arbitre": JSON_VERSION,
-                "rules": "darkage",
-                "decides": result.decides,
-                "log": result.log.to_json(),
-                "reasons": [r.to_json() for r in result.reasons],
-                "odds": {
-                    players[0]: _fraction(odds.first),
-                    players[1]: _fraction(odds.second),
-                    "tie_each_round": _fraction(odds.tie),
-                    "mean_rounds": _fraction(odds.rounds),
-                },
-            }
-            print_json(doc)
-            return
-        for reason in result.reasons:
-            out.print(f"{reason.rule} {reason.text}")
-        out.print(
-            f"odds: {players[0]} decides {odds.first} ({float(odds.first):.1%}), "
-            f"{players[1]} {odds.second}; a tie each round {odds.tie}, "
-            f"{odds.rounds} rounds on average"
-        )
+    for command in (rolloff, activation):
+        app.command(rich_help_panel=PANEL)(command)

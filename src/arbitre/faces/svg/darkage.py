@@ -1,56 +1,47 @@
 """Dark Age pictures (a face): the D3 window of each line an observer asks, and the
 witness segment or the pieces closing the window, as an overlay of
-:mod:`arbitre.faces.svg.table`."""
+:mod:`arbitre.faces.svg.table`. Everything drawn is a field of the ``los`` rulings
+(``window``, ``witness``, ``visible``); nothing is ruled or measured here."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from arbitre.faces.svg.overlays import overlay_for
 from arbitre.faces.svg.table import Drawing, Overlay
 from arbitre.geometry import Point
-from arbitre.rules.ruling import LosRuling
-from arbitre.table import Model, Table
+from arbitre.rules import ask
+from arbitre.table import Table
 
 WINDOW, WITNESS, CLOSED = "#6a5acd", "#1b9e3e", "#d62020"
 
 
-def outer_tangents(a: Model, b: Model) -> tuple[tuple[Point, Point], tuple[Point, Point]]:
-    """The two sides of the D3 window: the outer common tangents of the two bases, each
-    from its point on a's rim to its point on b's rim."""
-    dx, dy = b.at.x - a.at.x, b.at.y - a.at.y
-    d = math.hypot(dx, dy) or 1.0
-    ra, rb = a.base.radius, b.base.radius
-    base = math.atan2(dy, dx)
-    turn = math.acos(max(-1.0, min(1.0, (ra - rb) / d)))
-    sides = []
-    for sign in (1.0, -1.0):
-        phi = base + sign * turn
-        nx, ny = math.cos(phi), math.sin(phi)
-        sides.append(
-            (Point(a.at.x + ra * nx, a.at.y + ra * ny), Point(b.at.x + rb * nx, b.at.y + rb * ny))
-        )
-    return sides[0], sides[1]
+@overlay_for("darkage")
+def overlays(table: Table, shooter: str, *, options: Mapping[str, Any]) -> list[Overlay]:
+    """The windows of ``shooter``'s lines of sight, as the ``los`` question rules them."""
+    answer = ask(table, "los", rules="darkage", shooter=shooter, options=options)
+    return [overlay(answer.rulings)]
 
 
-def overlay(table: Table, rulings: Sequence[LosRuling]) -> Overlay:
-    """Windows, witnesses and closed windows of the rulings given (D3-D4)."""
+def overlay(rulings: Sequence[Any]) -> Overlay:
+    """Windows, witnesses and closed windows of the Dark Age rulings given (D3-D4)."""
     drawings: list[Drawing] = []
     for r in rulings:
-        a, b = table.model(r.shooter), table.model(r.target)
-        left, right = outer_tangents(a, b)
+        if r.window is None:
+            continue
+        left, right = ((Point(*p), Point(*q)) for p, q in r.window)
         colour = WITNESS if r.visible else CLOSED
-        window = (left[0], left[1], right[1], right[0])
         drawings.append(
             Drawing(
-                window,
+                (left[0], left[1], right[1], right[0]),
                 closed=True,
                 stroke=WINDOW,
                 fill=colour,
                 fill_opacity=0.08,
                 width_px=1.0,
                 cls="window",
-                title=f"D3 window {a.id} - {b.id}",
+                title=f"D3 window {r.shooter} - {r.target}",
             )
         )
         for side in (left, right):
@@ -65,7 +56,7 @@ def overlay(table: Table, rulings: Sequence[LosRuling]) -> Overlay:
                     stroke=WITNESS,
                     width_px=3.0,
                     cls="witness",
-                    title=f"clear line {a.id} -> {b.id}",
+                    title=f"clear line {r.shooter} -> {r.target}",
                 )
             )
     legend = (
