@@ -15,7 +15,7 @@ from arbitre.testing import random_table
 
 
 @pytest.fixture
-def jit(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+def jit(monkeypatch: pytest.MonkeyPatch):
     def use(mode: str) -> None:
         monkeypatch.setenv("ARBITRE_JIT", mode)
 
@@ -23,7 +23,7 @@ def jit(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_interpreted_and_compiled_kernels_agree(seed: int, jit) -> None:  # type: ignore[no-untyped-def]
+def test_interpreted_and_compiled_kernels_agree(seed: int, jit) -> None:
     table = random_table(seed, models=10, terrain=8, degenerate=True, width=450.0)
     n = len(table.models)
     s, g = np.divmod(np.arange(n * n), n)
@@ -63,14 +63,14 @@ def test_small_jobs_do_not_load_numba() -> None:
     assert out.stdout.split() == ["False", "False"]
 
 
-def test_large_jobs_run_compiled(jit) -> None:  # type: ignore[no-untyped-def]
+def test_large_jobs_run_compiled(jit) -> None:
     jit("auto")
     assert backend.kernels(backend.INTERPRET_BELOW) is backend.compiled()
     jit("never")
     assert backend.kernels(10**9) is backend.interpreted()
 
 
-def test_bad_mode_is_a_clear_error(jit) -> None:  # type: ignore[no-untyped-def]
+def test_bad_mode_is_a_clear_error(jit) -> None:
     jit("sometimes")
     with pytest.raises(ArbitreError, match="ARBITRE_JIT='sometimes'"):
         backend.kernels(1)

@@ -31,7 +31,7 @@ def _shapes(
     return out
 
 
-def bf_segment_clear(seg: shapely.LineString, shapes, half: float, margin: float) -> bool:  # type: ignore[no-untyped-def]
+def bf_segment_clear(seg: shapely.LineString, shapes, half: float, margin: float) -> bool:
     """Clear by at least ``margin`` beyond the beam (margin < 0 tolerates a hair)."""
     for _, shape, circle in shapes:
         if circle is not None:

@@ -34,9 +34,20 @@ def test_los_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -
     pairs = {(r["shooter"], r["target"]) for r in doc["rulings"]}
     assert len(pairs) == sum(1 for a in sides for b in sides if sides[a] != sides[b])
     for r in doc["rulings"]:
-        assert set(r) == {"kind", "shooter", "target", "visible", "cover", "visible_fraction",
-                          "blockers", "cover_pieces", "witness", "because", "reasons",
-                          "refusals"}
+        assert set(r) == {
+            "kind",
+            "shooter",
+            "target",
+            "visible",
+            "cover",
+            "visible_fraction",
+            "blockers",
+            "cover_pieces",
+            "witness",
+            "because",
+            "reasons",
+            "refusals",
+        }
         assert r["kind"] == "los" and r["refusals"] == [] and r["witness"] is None
         assert set(r["cover_pieces"]) <= {p["id"] for p in _pieces()}
         assert r["visible"] or not r["cover_pieces"]
@@ -56,8 +67,9 @@ def _pieces() -> list[dict[str, object]]:
 
 
 def test_los_takes_options_over_the_files(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = run(capsys, "los", DEMO, "--shooter", "archer", "-O", "visible_fraction=false",
-                       "--json")
+    code, out, _ = run(
+        capsys, "los", DEMO, "--shooter", "archer", "-O", "visible_fraction=false", "--json"
+    )
     assert code == 0
     doc = json.loads(out)
     assert doc["options"]["visible_fraction"] is False

@@ -47,8 +47,13 @@ SAMPLES: dict[tuple[str, str], tuple[str | None, dict[str, Any]]] = {
     ),
     ("breath", "blast"): (
         "breath-acid.yaml",
-        {"shooter": "wyrm", "weapon": "Acid cloud", "at": (215.0, 215.0), "radius": 30.0,
-         "seed": 2},
+        {
+            "shooter": "wyrm",
+            "weapon": "Acid cloud",
+            "at": (215.0, 215.0),
+            "radius": 30.0,
+            "seed": 2,
+        },
     ),
     ("places", "move"): ("village-forest-places.yaml", {"unit": "john"}),
     ("places", "shot"): ("village-forest-places.yaml", {"shooter": "archer", "target": "witch"}),

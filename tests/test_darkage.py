@@ -437,7 +437,6 @@ def test_because_names_only_what_closes_the_window() -> None:
     assert hidden.because == "D3, D4 wall" and hidden.blockers == ("wall",)
 
 
-@pytest.mark.xfail(reason="until the lead merges the los schemas (Dark Age adds window)")
 def test_los_json_validates_against_the_output_schema() -> None:
     table = scenario.load(GOLDEN[0])
     jsonschema.validate(ask(table, "los", rules="darkage").to_json(), output_schema())

@@ -241,7 +241,7 @@ def test_binomial_matches_bf() -> None:
     for n, p in [(0, F(1, 3)), (4, F(2, 7)), (5, 0), (3, 1)]:
         bf = Counter[int]()
         for trials in itertools.product([0, 1], repeat=n):
-            bf[sum(trials)] += math.prod((p if t else 1 - p for t in trials), start=F(1))
+            bf[sum(trials)] += math.prod((p if t else 1 - p for t in trials), start=F(1))  # type: ignore[operator, type-var]
         assert binomial(n, p).probabilities() == {k: v for k, v in bf.items() if v}
 
 
@@ -381,16 +381,16 @@ def test_mordheim_to_hit_by_hand(
 def test_mordheim_second_die_only_when_it_matters() -> None:
     six = {"seed": None, "dice": [{"label": "to-hit", "sides": 6, "value": 6}]}
     assert replay_procedure(partial(mordheim_to_hit, need=10, need_over_six="6-then-4+"), six) == M
-    two = {"dice": [*six["dice"], {"label": "to-hit after a 6", "sides": 6, "value": 6}]}
+    two = {"dice": [*six["dice"], {"label": "to-hit after a 6", "sides": 6, "value": 6}]}  # type: ignore[misc]
     cover = partial(mordheim_to_hit, need=10, need_over_six="6-then-4+", in_cover=True)
     assert replay_procedure(cover, two) == C
 
 
 def test_mordheim_option_errors() -> None:
     with pytest.raises(RulesError, match=r"'sometimes', expected 'impossible', '6-then-4\+'"):
-        enumerate_procedure(partial(mordheim_to_hit, need=4, need_over_six="sometimes"))
+        enumerate_procedure(partial(mordheim_to_hit, need=4, need_over_six="sometimes"))  # type: ignore[arg-type]
     with pytest.raises(RulesError, match=r"need must be a whole number, got 3\.5"):
-        enumerate_procedure(partial(mordheim_to_hit, need=3.5))
+        enumerate_procedure(partial(mordheim_to_hit, need=3.5))  # type: ignore[arg-type]
 
 
 # --------------------------------------------------------------------------- B5, B6
@@ -443,12 +443,12 @@ def test_impacting_chain_closed_form_by_brute_force(
     assert cut == 0
     joint: Counter[tuple[int, ...]] = Counter()
     for outcome, p in bf.items():
-        joint[hits_of(outcome)] += p
+        joint[hits_of(outcome)] += p  # type: ignore[arg-type, assignment]
     assert dict(joint) == multinomial_hits(n0, difficulty, victims)
     for i in range(victims):
         marginal: Counter[int] = Counter()
-        for hits, p in joint.items():
-            marginal[hits[i]] += p
+        for hits, p in joint.items():  # type: ignore[assignment]
+            marginal[hits[i]] += p  # type: ignore[assignment]
         assert dict(marginal) == impacting_hits(n0, difficulty, i).probabilities()
 
 
@@ -460,9 +460,9 @@ def test_impacting_chain_enumeration_and_icepool(n0: int, difficulty: int) -> No
     )
     assert law.map(hits_of).probabilities() == multinomial_hits(n0, difficulty, 3)
     for i, protection in enumerate([1, 0, 3]):
-        assert law.map(lambda o, i=i: o[i][0]) == impacting_hits(n0, difficulty, i)
+        assert law.map(lambda o, i=i: o[i][0]) == impacting_hits(n0, difficulty, i)  # type: ignore[misc]
         hp = impacting_hp_lost(n0, difficulty, i, power=2, protection=protection)
-        assert law.map(lambda o, i=i: o[i][1]) == hp
+        assert law.map(lambda o, i=i: o[i][1]) == hp  # type: ignore[misc]
     # icepool: the second victim rolls the first one's misses.
     second = (n0 @ bern(difficulty)).map(lambda h: (n0 - h) @ bern(difficulty))
     assert ip(second) == impacting_hits(n0, difficulty, 1).probabilities()
@@ -628,7 +628,7 @@ def test_roller_until_gives_up() -> None:
         (lambda: Distribution.from_weights({}), "at least one outcome"),
         (lambda: Distribution.mix([]), "at least one part"),
         (lambda: die(6).given(lambda v: v > 6), "never ends"),
-        (lambda: Distribution.from_weights({"a": 1}).mean(), "numeric outcomes, got 'a'"),
+        (lambda: Distribution.from_weights({"a": 1}).mean(), "numeric outcomes, got 'a'"),  # type: ignore[misc]
         (lambda: die(6).repeat_sum(-2), "must be >= 0, got -2"),
         (lambda: hp_lost(2, -1, 0), "power must be >= 0, got -1"),
         (lambda: impacting_hits(3, 7, 0), "target 7\\+ is impossible"),

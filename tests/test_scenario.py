@@ -121,13 +121,15 @@ def test_example_loads_in_mm() -> None:
     assert table.contact_tolerance == 0.5 and table.beam == 1 and table.options == ()
     house, hedge, well, wall = table.terrain
     assert house.footprint == PolygonFootprint(
-        (Point(100, 100), Point(220, 100), Point(220, 180), Point(100, 180)))
+        (Point(100, 100), Point(220, 100), Point(220, 180), Point(100, 180))
+    )
     assert house.size == "huge" and house.height == 80 and house.building and house.blocks
     assert hedge.footprint == PolygonFootprint(rect_points(Point(400, 300), 120, 15, 30))
     assert hedge.sight == "cover" and hedge.size == "small"
     assert well.footprint == CircleFootprint(Point(600, 600), 30)
     assert wall.footprint == WallFootprint(
-        (Point(50, 500), Point(350, 500), Point(350, 800)), 8, (Window(100, 130),))
+        (Point(50, 500), Point(350, 500), Point(350, 800)), 8, (Window(100, 130),)
+    )
     archer = table.model("red-archer")
     assert archer.at == Point(120, 80) and archer.base == Disc(25) and archer.height == 30
     assert archer.inside == "house-1" and archer.engaged == ("blue-ogre",)
@@ -140,15 +142,37 @@ def test_example_loads_in_mm() -> None:
 
 
 def test_centimetres_are_converted_but_contact_and_beam_are_mm() -> None:
-    doc = {"arbitre": 1, "unit": "cm", "table": [90, 60], "contact_tolerance": 0.3,
-           "beam": 2,
-           "terrain": [{"id": "w", "circle": {"at": [30, 30], "radius": 2.5}, "height": 4},
-                       {"id": "wall", "wall": {"points": [[0, 10], [50, 10]], "thickness": 1,
-                                               "windows": [{"from": 5, "to": 7.5}]}}],
-           "models": [{"id": "a", "side": "red", "at": [12, 8], "elevation": 5,
-                       "weapons": [{"name": "bow", "range": 40},
-                                   {"name": "gun", "range": 10, "unit": "in"}]},
-                      {"id": "b", "side": "blue", "at": [20, 8], "base": 4}]}
+    doc = {
+        "arbitre": 1,
+        "unit": "cm",
+        "table": [90, 60],
+        "contact_tolerance": 0.3,
+        "beam": 2,
+        "terrain": [
+            {"id": "w", "circle": {"at": [30, 30], "radius": 2.5}, "height": 4},
+            {
+                "id": "wall",
+                "wall": {
+                    "points": [[0, 10], [50, 10]],
+                    "thickness": 1,
+                    "windows": [{"from": 5, "to": 7.5}],
+                },
+            },
+        ],
+        "models": [
+            {
+                "id": "a",
+                "side": "red",
+                "at": [12, 8],
+                "elevation": 5,
+                "weapons": [
+                    {"name": "bow", "range": 40},
+                    {"name": "gun", "range": 10, "unit": "in"},
+                ],
+            },
+            {"id": "b", "side": "blue", "at": [20, 8], "base": 4},
+        ],
+    }
     table = scenario.from_dict(doc)
     assert (table.width, table.depth) == (900, 600)
     assert table.unit == Unit("cm", 10.0)
@@ -156,7 +180,8 @@ def test_centimetres_are_converted_but_contact_and_beam_are_mm() -> None:
     assert table.terrain[0].footprint == CircleFootprint(Point(300, 300), 25)
     assert table.terrain[0].height == 40
     assert table.terrain[1].footprint == WallFootprint(
-        (Point(0, 100), Point(500, 100)), 10, (Window(50, 75),))
+        (Point(0, 100), Point(500, 100)), 10, (Window(50, 75),)
+    )
     a, b = table.models
     assert a.at == Point(120, 80) and a.elevation == 50
     assert a.base == Disc(25.0), "an absent base is 25 mm whatever the unit (F8)"
@@ -165,38 +190,71 @@ def test_centimetres_are_converted_but_contact_and_beam_are_mm() -> None:
 
 
 def test_inches() -> None:
-    doc = {"arbitre": 1, "unit": "in", "table": [36, 24],
-           "terrain": [{"id": "r", "rect": {"at": [10, 10], "width": 2, "depth": 1}}],
-           "models": [{"id": "a", "side": "red", "at": [1, 2], "base": 1, "height": 2}]}
+    doc = {
+        "arbitre": 1,
+        "unit": "in",
+        "table": [36, 24],
+        "terrain": [{"id": "r", "rect": {"at": [10, 10], "width": 2, "depth": 1}}],
+        "models": [{"id": "a", "side": "red", "at": [1, 2], "base": 1, "height": 2}],
+    }
     table = scenario.from_dict(doc)
     assert table.width == pytest.approx(914.4) and table.depth == pytest.approx(609.6)
     assert table.unit == Unit("in", 25.4)
     model = table.models[0]
     assert model.at == Point(25.4, 50.8) and model.base == Disc(25.4) and model.height == 50.8
     assert table.terrain[0].footprint == PolygonFootprint(
-        rect_points(Point(254, 254), 50.8, 25.4, 0))
+        rect_points(Point(254, 254), 50.8, 25.4, 0)
+    )
 
 
 def test_toise() -> None:
-    doc = {"arbitre": 1, "unit": "toise", "toise": 25, "table": [36, 36],
-           "models": [{"id": "a", "side": "red", "at": [2, 3],
-                       "weapons": [{"name": "bow", "range": 6},
-                                   {"name": "sling", "range": 100, "unit": "mm"}]}]}
+    doc = {
+        "arbitre": 1,
+        "unit": "toise",
+        "toise": 25,
+        "table": [36, 36],
+        "models": [
+            {
+                "id": "a",
+                "side": "red",
+                "at": [2, 3],
+                "weapons": [
+                    {"name": "bow", "range": 6},
+                    {"name": "sling", "range": 100, "unit": "mm"},
+                ],
+            }
+        ],
+    }
     table = scenario.from_dict(doc)
     assert (table.width, table.depth) == (900, 900)
     assert table.unit == Unit("toise", 25) and table.toise == 25
     assert table.models[0].at == Point(50, 75)
     assert [w.range for w in table.models[0].weapons] == [150, 100]
-    mixed = {"arbitre": 1, "toise": 30, "table": [900, 900], "models": [
-        {"id": "a", "side": "red", "at": [2, 3], "weapons": [{"name": "b", "range": 2,
-                                                              "unit": "toise"}]}]}
+    mixed = {
+        "arbitre": 1,
+        "toise": 30,
+        "table": [900, 900],
+        "models": [
+            {
+                "id": "a",
+                "side": "red",
+                "at": [2, 3],
+                "weapons": [{"name": "b", "range": 2, "unit": "toise"}],
+            }
+        ],
+    }
     assert scenario.from_dict(mixed).models[0].weapons[0].range == 60
 
 
 def test_defaults() -> None:
-    table = scenario.from_dict({"arbitre": 1, "table": [10, 10], "terrain": None,
-                                "models": [{"id": "a", "side": "s", "at": [1, 1],
-                                            "base": None}]})
+    table = scenario.from_dict(
+        {
+            "arbitre": 1,
+            "table": [10, 10],
+            "terrain": None,
+            "models": [{"id": "a", "side": "s", "at": [1, 1], "base": None}],
+        }
+    )
     assert table.unit == Unit("mm", 1.0) and table.rules is None and table.name == ""
     assert table.contact_tolerance == 0.5 and table.beam == 1
     assert table.size_classes == ("small", "medium", "large", "huge")
@@ -265,7 +323,8 @@ def test_a_document_must_be_a_mapping(text: str) -> None:
 
 def test_places_scenarios_are_sent_to_the_places_commands() -> None:
     assert problems({"arbitre": 1, "places": [{"id": "square"}]}) == [
-        "places: a map of places (seed 003), not a table: use arbitre move, shot, place or render"]
+        "places: a map of places (seed 003), not a table: use arbitre move, shot, place or render"
+    ]
 
 
 # -- checks: each rule reports its path ---------------------------------------------------
@@ -308,74 +367,151 @@ CHECKS: list[tuple[str, str, object, str]] = [
     ("width", "terrain.1.rect.width", -3, "terrain[1].rect.width: must be > 0, got -3"),
     ("depth", "terrain.1.rect.depth", 0, "terrain[1].rect.depth: must be > 0, got 0"),
     ("thickness", "terrain.3.wall.thickness", 0, "terrain[3].wall.thickness: must be > 0"),
-    ("misspelled field", "terrain.0.hieght", 3,
-     "terrain[0].hieght: unknown field (did you mean 'height'?)"),
+    (
+        "misspelled field",
+        "terrain.0.hieght",
+        3,
+        "terrain[0].hieght: unknown field (did you mean 'height'?)",
+    ),
     ("model not a mapping", "models.1", "ogre", "models[1]: must be a mapping, got 'ogre'"),
     ("stats value", "models.0.stats.bs", "3", "models[0].stats.bs: must be a number"),
-    ("polygon points", "terrain.0.polygon", [[0, 0], [1, 1]],
-     "terrain[0].polygon: must have at least 3 items"),
-    ("polygon distinct points", "terrain.0.polygon", [[0, 0], [1, 1], [0, 0], [1, 1]],
-     "terrain[0].polygon: needs at least 3 distinct points"),
-    ("polygon not simple", "terrain.0.polygon", [[0, 0], [10, 10], [10, 0], [0, 10]],
-     "terrain[0].polygon: must be a simple polygon"),
-    ("polygon outside", "terrain.0.polygon", [[-50, -50], [-10, -50], [-10, -10]],
-     "terrain[0].polygon: lies entirely outside the table"),
-    ("circle outside", "terrain.2.circle.at", [960, 600],
-     "terrain[2].circle: lies entirely outside the table"),
-    ("window beyond the wall", "terrain.3.wall.windows.0.to", 700,
-     "terrain[3].wall.windows[0].to: must be <= the wall's length 600, got 700"),
-    ("window before the wall", "terrain.3.wall.windows.0.from", -5,
-     "terrain[3].wall.windows[0].from: must be >= 0, got -5"),
-    ("window from >= to", "terrain.3.wall.windows.0.from", 130,
-     "terrain[3].wall.windows[0]: from must be < to, got from 130, to 130"),
-    ("no footprint", "terrain.2.circle", None,
-     "terrain[2]: needs exactly one of polygon, rect, circle, wall; got none"),
-    ("two footprints", "terrain.2.rect", {"at": [1, 1], "width": 1, "depth": 1},
-     "terrain[2]: needs exactly one of polygon, rect, circle, wall; got rect, circle"),
+    (
+        "polygon points",
+        "terrain.0.polygon",
+        [[0, 0], [1, 1]],
+        "terrain[0].polygon: must have at least 3 items",
+    ),
+    (
+        "polygon distinct points",
+        "terrain.0.polygon",
+        [[0, 0], [1, 1], [0, 0], [1, 1]],
+        "terrain[0].polygon: needs at least 3 distinct points",
+    ),
+    (
+        "polygon not simple",
+        "terrain.0.polygon",
+        [[0, 0], [10, 10], [10, 0], [0, 10]],
+        "terrain[0].polygon: must be a simple polygon",
+    ),
+    (
+        "polygon outside",
+        "terrain.0.polygon",
+        [[-50, -50], [-10, -50], [-10, -10]],
+        "terrain[0].polygon: lies entirely outside the table",
+    ),
+    (
+        "circle outside",
+        "terrain.2.circle.at",
+        [960, 600],
+        "terrain[2].circle: lies entirely outside the table",
+    ),
+    (
+        "window beyond the wall",
+        "terrain.3.wall.windows.0.to",
+        700,
+        "terrain[3].wall.windows[0].to: must be <= the wall's length 600, got 700",
+    ),
+    (
+        "window before the wall",
+        "terrain.3.wall.windows.0.from",
+        -5,
+        "terrain[3].wall.windows[0].from: must be >= 0, got -5",
+    ),
+    (
+        "window from >= to",
+        "terrain.3.wall.windows.0.from",
+        130,
+        "terrain[3].wall.windows[0]: from must be < to, got from 130, to 130",
+    ),
+    (
+        "no footprint",
+        "terrain.2.circle",
+        None,
+        "terrain[2]: needs exactly one of polygon, rect, circle, wall; got none",
+    ),
+    (
+        "two footprints",
+        "terrain.2.rect",
+        {"at": [1, 1], "width": 1, "depth": 1},
+        "terrain[2]: needs exactly one of polygon, rect, circle, wall; got rect, circle",
+    ),
     ("duplicate id", "models.1.id", "well", "models[1].id: duplicate id 'well'"),
     ("duplicate model id", "models.1.id", "red-archer", "models[1].id: duplicate id"),
     ("unknown inside", "models.0.inside", "barn", "models[0].inside: unknown terrain id"),
     ("inside a model", "models.0.inside", "blue-ogre", "models[0].inside: unknown terrain id"),
-    ("unknown engaged", "models.0.engaged", ["blue-ogre", "ghost"],
-     "models[0].engaged[1]: unknown model id 'ghost'"),
-    ("engaged with terrain", "models.0.engaged", ["well"],
-     "models[0].engaged[0]: unknown model id 'well'"),
-    ("engaged with itself", "models.0.engaged", ["red-archer"],
-     "models[0].engaged[0]: a model cannot be engaged with itself"),
+    (
+        "unknown engaged",
+        "models.0.engaged",
+        ["blue-ogre", "ghost"],
+        "models[0].engaged[1]: unknown model id 'ghost'",
+    ),
+    (
+        "engaged with terrain",
+        "models.0.engaged",
+        ["well"],
+        "models[0].engaged[0]: unknown model id 'well'",
+    ),
+    (
+        "engaged with itself",
+        "models.0.engaged",
+        ["red-archer"],
+        "models[0].engaged[0]: a model cannot be engaged with itself",
+    ),
     ("model size", "models.1.size", "gigantic", "models[1].size: unknown size class 'gigantic'"),
     ("terrain size", "terrain.0.size", "tiny", "terrain[0].size: unknown size class 'tiny'"),
-    ("default size missing", "size_classes", ["small", "medium", "large"],
-     "terrain[0].size: unknown size class 'huge'"),
-    ("duplicate size class", "size_classes", ["small", "medium", "small", "large", "huge"],
-     "size_classes[2]: duplicate size class 'small'"),
-    ("unknown status", "models.0.status", ["moved", "flying"],
-     "models[0].status[1]: unknown status 'flying'"),
-    ("centre off the table", "models.1.at", [140, 901],
-     "models[1].at: centre [140, 901] is off the table [900, 900]"),
+    (
+        "default size missing",
+        "size_classes",
+        ["small", "medium", "large"],
+        "terrain[0].size: unknown size class 'huge'",
+    ),
+    (
+        "duplicate size class",
+        "size_classes",
+        ["small", "medium", "small", "large", "huge"],
+        "size_classes[2]: duplicate size class 'small'",
+    ),
+    (
+        "unknown status",
+        "models.0.status",
+        ["moved", "flying"],
+        "models[0].status[1]: unknown status 'flying'",
+    ),
+    (
+        "centre off the table",
+        "models.1.at",
+        [140, 901],
+        "models[1].at: centre [140, 901] is off the table [900, 900]",
+    ),
     ("centre off the table, negative", "models.1.at", [-1, 80], "models[1].at: centre"),
-    ("weapon unit", "models.0.weapons.0.unit", "league",
-     "models[0].weapons[0].unit: must be 'mm', 'cm', 'in' or 'toise', got 'league'"),
+    (
+        "weapon unit",
+        "models.0.weapons.0.unit",
+        "league",
+        "models[0].weapons[0].unit: must be 'mm', 'cm', 'in' or 'toise', got 'league'",
+    ),
 ]
 
 
-@pytest.mark.parametrize(("what", "where", "value", "expected"), CHECKS,
-                         ids=[c[0] for c in CHECKS])
-def test_each_check_reports_its_path(what: str, where: str, value: object,
-                                     expected: str) -> None:
+@pytest.mark.parametrize(("what", "where", "value", "expected"), CHECKS, ids=[c[0] for c in CHECKS])
+def test_each_check_reports_its_path(what: str, where: str, value: object, expected: str) -> None:
     doc = example()
     _set(doc, where, value)
     found = problems(doc)
     assert any(p.startswith(expected) for p in found), found
 
 
-@pytest.mark.parametrize(("where", "expected"), [
-    ("arbitre", "arbitre: required"),
-    ("table", "table: required"),
-    ("models.0.side", "models[0].side: required"),
-    ("models.0.at", "models[0].at: required"),
-    ("terrain.0.id", "terrain[0].id: required"),
-    ("terrain.3.wall.thickness", "terrain[3].wall.thickness: required"),
-])
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        ("arbitre", "arbitre: required"),
+        ("table", "table: required"),
+        ("models.0.side", "models[0].side: required"),
+        ("models.0.at", "models[0].at: required"),
+        ("terrain.0.id", "terrain[0].id: required"),
+        ("terrain.3.wall.thickness", "terrain[3].wall.thickness: required"),
+    ],
+)
 def test_required_fields(where: str, expected: str) -> None:
     doc = example()
     _del(doc, where)
@@ -396,8 +532,8 @@ def test_toise_is_required_when_used() -> None:
 
 def test_every_problem_is_reported_at_once() -> None:
     doc = example()
-    doc["models"][1]["base"] = -5                 # a type-level problem (pydantic)
-    doc["models"][0]["inside"] = "barn"           # checks beyond types still run
+    doc["models"][1]["base"] = -5  # a type-level problem (pydantic)
+    doc["models"][0]["inside"] = "barn"  # checks beyond types still run
     doc["terrain"][0]["polygon"] = [[0, 0], [10, 10], [10, 0], [0, 10]]
     doc["terrain"][2]["circle"]["radius"] = -1
     doc["size_classes"] = ["small", "medium", "medium", "large", "huge"]
@@ -405,8 +541,14 @@ def test_every_problem_is_reported_at_once() -> None:
     with pytest.raises(ScenarioError) as info:
         scenario.from_dict(doc, source="village.yaml")
     found = [p.path for p in info.value.problems]
-    assert set(found) >= {"models[1].base", "models[0].inside", "terrain[0].polygon",
-                          "terrain[2].circle.radius", "size_classes[2]", "models[2].id"}
+    assert set(found) >= {
+        "models[1].base",
+        "models[0].inside",
+        "terrain[0].polygon",
+        "terrain[2].circle.radius",
+        "size_classes[2]",
+        "models[2].id",
+    }
     text = str(info.value)
     assert text.startswith(f"village.yaml: {len(found)} problems\n")
     assert "  models[1].base: must be >= 0, got -5" in text.splitlines()
@@ -425,17 +567,45 @@ def test_validate_is_empty_when_fine() -> None:
 # -- dump, schema -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("doc", [
-    yaml.safe_load(EXAMPLE),
-    {"arbitre": 1, "unit": "cm", "table": [90, 60], "name": "x", "options": {"b": [1, 2]},
-     "terrain": [{"id": "r", "rect": {"at": [10, 10], "width": 2, "depth": 1, "angle": 10},
-                  "size": "large", "name": "crate"}],
-     "models": [{"id": "a", "side": "s", "at": [1.1, 2.3], "base": None,
-                 "weapons": [{"name": "bow", "range": 3.3, "unit": "in"}]}]},
-    {"arbitre": 1, "unit": "toise", "toise": 27.5, "table": [30, 30],
-     "size_classes": ["tiny", "small", "medium", "large", "huge"],
-     "models": [{"id": "a", "side": "s", "at": [1.7, 2.3], "size": "tiny", "height": 0.3}]},
-], ids=["example", "cm", "toise"])
+@pytest.mark.parametrize(
+    "doc",
+    [
+        yaml.safe_load(EXAMPLE),
+        {
+            "arbitre": 1,
+            "unit": "cm",
+            "table": [90, 60],
+            "name": "x",
+            "options": {"b": [1, 2]},
+            "terrain": [
+                {
+                    "id": "r",
+                    "rect": {"at": [10, 10], "width": 2, "depth": 1, "angle": 10},
+                    "size": "large",
+                    "name": "crate",
+                }
+            ],
+            "models": [
+                {
+                    "id": "a",
+                    "side": "s",
+                    "at": [1.1, 2.3],
+                    "base": None,
+                    "weapons": [{"name": "bow", "range": 3.3, "unit": "in"}],
+                }
+            ],
+        },
+        {
+            "arbitre": 1,
+            "unit": "toise",
+            "toise": 27.5,
+            "table": [30, 30],
+            "size_classes": ["tiny", "small", "medium", "large", "huge"],
+            "models": [{"id": "a", "side": "s", "at": [1.7, 2.3], "size": "tiny", "height": 0.3}],
+        },
+    ],
+    ids=["example", "cm", "toise"],
+)
 def test_dump_round_trips(doc: dict[str, Any]) -> None:
     table = scenario.from_dict(doc)
     dumped = scenario.dump(table)
@@ -451,24 +621,79 @@ def test_json_schema() -> None:
     json.dumps(schema)
     assert set(schema["required"]) == {"arbitre", "table"}
     assert set(schema["properties"]) >= {
-        "arbitre", "name", "rules", "unit", "toise", "table", "contact_tolerance", "beam",
-        "options", "terrain", "models", "size_classes"}
+        "arbitre",
+        "name",
+        "rules",
+        "unit",
+        "toise",
+        "table",
+        "contact_tolerance",
+        "beam",
+        "options",
+        "terrain",
+        "models",
+        "size_classes",
+    }
     assert schema["additionalProperties"] is False
 
 
 # -- property: any input gives a Table or a ScenarioError ---------------------------------
 
-FIELD_NAMES = sorted({"arbitre", "name", "rules", "unit", "toise", "table", "terrain",
-                      "models", "options", "size_classes", "id", "sight", "size", "height",
-                      "polygon", "rect", "circle", "wall", "at", "width", "depth", "angle",
-                      "radius", "points", "thickness", "windows", "from", "to", "side", "base",
-                      "inside", "engaged", "status", "stats", "weapons", "range", "breath"})
-scalars = (st.none() | st.booleans() | st.integers() | st.floats()
-           | st.text(max_size=8) | st.sampled_from(["mm", "toise", "huge", "house-1", "moved"]))
+FIELD_NAMES = sorted(
+    {
+        "arbitre",
+        "name",
+        "rules",
+        "unit",
+        "toise",
+        "table",
+        "terrain",
+        "models",
+        "options",
+        "size_classes",
+        "id",
+        "sight",
+        "size",
+        "height",
+        "polygon",
+        "rect",
+        "circle",
+        "wall",
+        "at",
+        "width",
+        "depth",
+        "angle",
+        "radius",
+        "points",
+        "thickness",
+        "windows",
+        "from",
+        "to",
+        "side",
+        "base",
+        "inside",
+        "engaged",
+        "status",
+        "stats",
+        "weapons",
+        "range",
+        "breath",
+    }
+)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers()
+    | st.floats()
+    | st.text(max_size=8)
+    | st.sampled_from(["mm", "toise", "huge", "house-1", "moved"])
+)
 values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=5)
-    | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=5), inner, max_size=6),
+    lambda inner: (
+        st.lists(inner, max_size=5)
+        | st.dictionaries(st.sampled_from(FIELD_NAMES) | st.text(max_size=5), inner, max_size=6)
+    ),
     max_leaves=30,
 )
 
@@ -533,15 +758,20 @@ def test_mutated_documents_never_crash(data: st.DataObject) -> None:
     doc = example()
     for _ in range(data.draw(st.integers(1, 3))):
         where = data.draw(st.sampled_from(_locations(doc)))
-        how = data.draw(st.sampled_from(
-            ["delete", "replace", "negate", "nan", "wrap", "nest", "unwrap"]))
+        how = data.draw(
+            st.sampled_from(["delete", "replace", "negate", "nan", "wrap", "nest", "unwrap"])
+        )
         doc = _mutate(doc, where, how, data.draw(values))
     _table_or_scenario_error(copy.deepcopy(doc))
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(max_size=60) | st.sampled_from(["{", "[1,", "a: [", "{\"a\": NaN}", "&a [*a]",
-                                                "x: !!binary AA==", "? [a]\n: 1", "1" * 5000]))
+@given(
+    st.text(max_size=60)
+    | st.sampled_from(
+        ["{", "[1,", "a: [", '{"a": NaN}', "&a [*a]", "x: !!binary AA==", "? [a]\n: 1", "1" * 5000]
+    )
+)
 def test_random_text_never_crashes(text: str) -> None:
     with contextlib.suppress(ScenarioError):
         scenario.loads(text)

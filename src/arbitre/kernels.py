@@ -1067,8 +1067,17 @@ def _clear_stretch(
 
 @njit(cache=True)
 def _closed_by_one_disc(
-    ax: float, ay: float, ar: float, bx: float, by: float, br: float, cand: np.ndarray,
-    nc: int, kind: np.ndarray, disc: np.ndarray, half: float,
+    ax: float,
+    ay: float,
+    ar: float,
+    bx: float,
+    by: float,
+    br: float,
+    cand: np.ndarray,
+    nc: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    half: float,
 ) -> bool:
     """A sufficient test that the window is closed: one blocking disc holds a chord from
     one side of the window to the other that keeps clear of both bases. Every segment

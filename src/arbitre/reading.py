@@ -43,8 +43,13 @@ def check_size(size: int, source: str | None, max_bytes: int = MAX_BYTES) -> Non
     """Refuse a document of more than ``max_bytes``."""
     if size > max_bytes:
         raise ScenarioError(
-            [Problem("", f"the file is {size:,} bytes, more than the {max_bytes:,} read "
-                         "(--max-bytes to allow more)")],
+            [
+                Problem(
+                    "",
+                    f"the file is {size:,} bytes, more than the {max_bytes:,} read "
+                    "(--max-bytes to allow more)",
+                )
+            ],
             source=source,
         )
 
@@ -56,8 +61,13 @@ def _yaml_events_ok(text: str, source: str | None) -> None:
     for event in yaml.parse(text, Loader=_Loader):
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise ScenarioError(
-                [Problem("", f"{_where(event)}YAML anchors and aliases (& and *) are not "
-                             "allowed in scenario files")],
+                [
+                    Problem(
+                        "",
+                        f"{_where(event)}YAML anchors and aliases (& and *) are not "
+                        "allowed in scenario files",
+                    )
+                ],
                 source=source,
             )
         if isinstance(event, yaml.CollectionStartEvent):

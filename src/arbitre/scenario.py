@@ -13,15 +13,13 @@ files (the rule IDs they check, the rulings they expect), are accepted and ignor
 
 from __future__ import annotations
 
-import difflib
 import os
-import reprlib
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 import shapely
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, ValidationError, field_validator
-from pydantic_core import ErrorDetails, PydanticCustomError
+from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from arbitre import reading
 from arbitre.errors import Problem, ScenarioError
@@ -35,8 +33,22 @@ from arbitre.geometry import (
     Window,
     rect_points,
 )
+from arbitre.problems import kind as _kind
+from arbitre.problems import problem
+from arbitre.problems import show as _show
+from arbitre.scenario_doc import (
+    DEFAULT_BASE_MM,
+    FIELDS,
+    FOOTPRINTS,
+    MAX_MODELS,
+    MAX_TERRAIN,
+    Doc,
+    HeaderDoc,
+    ModelDoc,
+    ScenarioDoc,
+    TerrainDoc,
+)
 from arbitre.table import (
-    DEFAULT_SIZE_CLASSES,
     STATUSES,
     UNIT_MM,
     Model,
@@ -47,157 +59,6 @@ from arbitre.table import (
 )
 
 __all__ = ["dump", "from_dict", "json_schema", "load", "loads", "validate"]
-
-#: Largest magnitude of any number, in the scenario's unit: far beyond any table, and small
-#: enough that converting to mm never overflows.
-LIMIT = 1e9
-#: Most items of each kind a scenario may hold: far beyond real tables, small enough that
-#: every question stays bounded (issue: hostile files).
-MAX_MODELS = 5_000
-MAX_TERRAIN = 5_000
-MAX_VERTICES = 10_000
-MAX_ITEMS = 1_000
-#: The base of a model that states none: the recommended uniform base (F8), in mm.
-DEFAULT_BASE_MM = 25.0
-_FOOTPRINTS = ("polygon", "rect", "circle", "wall")
-
-
-def _number(*, ge: float | None = None, gt: float | None = None) -> Any:
-    return Field(strict=True, allow_inf_nan=False, ge=ge, gt=gt, le=LIMIT)
-
-
-Number = Annotated[float, _number(ge=-LIMIT)]
-NonNegative = Annotated[float, _number(ge=0)]
-Positive = Annotated[float, _number(gt=0)]
-Text = Annotated[str, Field(strict=True)]
-Ident = Annotated[str, Field(strict=True, min_length=1)]
-XY = Annotated[list[Number], Field(min_length=2, max_length=2)]
-UnitName = Literal["mm", "cm", "in", "toise"]
-
-
-class _Doc(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class RectDoc(_Doc):
-    """A rotated rectangle (G3): ``at`` is its centre, ``angle`` in degrees."""
-
-    at: XY
-    width: Positive
-    depth: Positive
-    angle: Number = 0.0
-
-
-class CircleDoc(_Doc):
-    """A round footprint (G3)."""
-
-    at: XY
-    radius: Positive
-
-
-class WindowDoc(_Doc):
-    """An opening in a wall, by distance along its polyline (G3, F5-F7)."""
-
-    start: Number = Field(alias="from")
-    to: Number
-
-
-class WallDoc(_Doc):
-    """A polyline with a thickness and windows (G3)."""
-
-    points: Annotated[list[XY], Field(min_length=2, max_length=MAX_VERTICES)]
-    thickness: Positive
-    windows: Annotated[list[WindowDoc], Field(max_length=MAX_ITEMS)] = []
-
-
-class TerrainDoc(_Doc):
-    """A terrain piece (G3): exactly one of polygon, rect, circle, wall."""
-
-    id: Ident
-    name: Text | None = None
-    sight: Literal["blocks", "cover"] = "blocks"
-    size: Text | None = Field(None, description="default: huge if sight=blocks, small if cover")
-    height: NonNegative | None = None
-    building: StrictBool = False
-    polygon: Annotated[list[XY], Field(min_length=3, max_length=MAX_VERTICES)] | None = None
-    rect: RectDoc | None = None
-    circle: CircleDoc | None = None
-    wall: WallDoc | None = None
-
-
-class WeaponDoc(_Doc):
-    """A missile weapon (range, in ``unit``) or a breath weapon (B4 notation)."""
-
-    name: Text
-    range: Positive | None = None
-    unit: UnitName | None = Field(None, description="default: the scenario's unit")
-    breath: Text | None = None
-
-
-class ModelDoc(_Doc):
-    """A model (G2)."""
-
-    id: Ident
-    name: Text | None = None
-    side: Ident
-    at: XY
-    base: NonNegative | None = Field(None, description="diameter; absent: 25 mm; 0/null: none")
-    size: Text = "medium"
-    height: NonNegative | None = None
-    elevation: NonNegative = 0.0
-    inside: Ident | None = None
-    large_target: StrictBool = False
-    stats: Annotated[dict[str, Number], Field(max_length=MAX_ITEMS)] = {}
-    status: Annotated[list[Text], Field(max_length=MAX_ITEMS)] = []
-    engaged: Annotated[list[Ident], Field(max_length=MAX_ITEMS)] = []
-    weapons: Annotated[list[WeaponDoc], Field(max_length=MAX_ITEMS)] = []
-
-
-class HeaderDoc(_Doc):
-    """The top-level fields of a table scenario, terrain and models left aside."""
-
-    arbitre: Literal[1]
-    name: Text | None = None
-    rules: Text | None = None
-    unit: UnitName = "mm"
-    report_unit: UnitName | None = Field(None, description="unit of reports; default: unit")
-    toise: Positive | None = Field(None, description="mm per toise")
-    table: Annotated[list[Positive], Field(min_length=2, max_length=2)]
-    contact_tolerance: NonNegative = 0.5
-    beam: NonNegative = 1.0
-    options: dict[str, Any] | None = None
-    size_classes: Annotated[list[Ident], Field(min_length=1, max_length=MAX_ITEMS)] = list(
-        DEFAULT_SIZE_CLASSES)
-    cites: list[Text] | None = Field(None, description="golden tests: rule IDs; ignored")
-    expect: Any = Field(None, description="golden tests: expected rulings; ignored")
-
-    @field_validator("arbitre", mode="before")
-    @classmethod
-    def _version(cls, value: object) -> object:
-        if type(value) is not int:  # Literal[1] would take True and 1.0
-            raise PydanticCustomError("literal_error", "Input should be 1", {"expected": "1"})
-        return value
-
-
-class ScenarioDoc(HeaderDoc):
-    """A table scenario file, format 1 (SCENARIO.md)."""
-
-    terrain: Annotated[list[TerrainDoc], Field(max_length=MAX_TERRAIN)] | None = None
-    models: Annotated[list[ModelDoc], Field(max_length=MAX_MODELS)] | None = None
-
-
-_DOCS: tuple[type[_Doc], ...] = (ScenarioDoc, TerrainDoc, ModelDoc, WeaponDoc, RectDoc,
-                                 CircleDoc, WallDoc, WindowDoc)
-_FIELDS = sorted({f.alias or n for d in _DOCS for n, f in d.model_fields.items()})
-_MESSAGES = {
-    "missing": "required", "finite_number": "must be a finite number",
-    "float_type": "must be a number", "float_parsing": "must be a number",
-    "string_type": "must be a string", "bool_type": "must be true or false",
-    "list_type": "must be a list", "dict_type": "must be a mapping",
-    "model_type": "must be a mapping", "model_attributes_type": "must be a mapping",
-    "string_too_short": "must not be empty",
-}
-
 
 # -- public functions ---------------------------------------------------------------------
 
@@ -271,11 +132,18 @@ def dump(table: Table) -> dict[str, Any]:
     Rectangles come out as polygons; the table's unit is kept as ``report_unit``.
     """
     return _given(
-        arbitre=1, name=table.name or None, rules=table.rules, unit="mm",
+        arbitre=1,
+        name=table.name or None,
+        rules=table.rules,
+        unit="mm",
         report_unit=None if table.unit == Unit("mm", 1.0) else _unit_name(table),
-        toise=table.toise, table=[table.width, table.depth],
-        contact_tolerance=table.contact_tolerance, beam=table.beam, options=dict(table.options),
-        size_classes=list(table.size_classes), terrain=[_dump_terrain(t) for t in table.terrain],
+        toise=table.toise,
+        table=[table.width, table.depth],
+        contact_tolerance=table.contact_tolerance,
+        beam=table.beam,
+        options=dict(table.options),
+        size_classes=list(table.size_classes),
+        terrain=[_dump_terrain(t) for t in table.terrain],
         models=[_dump_model(m) for m in table.models],
     )
 
@@ -283,69 +151,19 @@ def dump(table: Table) -> dict[str, Any]:
 # -- parsing and error messages -----------------------------------------------------------
 
 
+def _problem(err: ErrorDetails) -> Problem:
+    """One pydantic error of a table scenario as a Problem (unknown fields get a hint)."""
+    return problem(err, FIELDS)
+
+
 def _parse(text: str, fmt: str | None, source: str | None) -> object:
     """The document in ``text``, parsed within bounds (:func:`arbitre.reading.parse`)."""
     return reading.parse(text, fmt, source)
 
 
-def _kind(value: object) -> str:
-    return {dict: "a mapping", list: "a list", str: "a string", type(None): "nothing"}.get(
-        type(value), f"a {type(value).__name__}")
-
-
-_SHOW = reprlib.Repr()
-_SHOW.maxlevel, _SHOW.maxdict, _SHOW.maxlist, _SHOW.maxtuple, _SHOW.maxset = 2, 3, 3, 3, 3
-_SHOW.maxstring, _SHOW.maxlong, _SHOW.maxother = 50, 40, 50
-
-
-def _show(value: object) -> str:
-    """A user value as a problem shows it: bounded in length and in the work it takes
-    (:mod:`reprlib`: a list of 100,000 models is not written out)."""
-    try:
-        text = _SHOW.repr(value)
-    except (ValueError, RecursionError):
-        return "a value too long to show"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
-def _path(loc: tuple[int | str, ...]) -> str:
-    """``('models', 2, 'base')`` -> ``models[2].base``."""
-    out = ""
-    for part in loc:
-        name = str(part) if len(str(part)) <= 60 else str(part)[:57] + "..."
-        out += f"[{part}]" if isinstance(part, int) else (f".{name}" if out else name)
-    return out
-
-
-def _problem(err: ErrorDetails) -> Problem:
-    """One pydantic error as a Problem: path, short message, offending value."""
-    kind, loc, ctx = err["type"], err["loc"], err.get("ctx", {})
-    if kind == "invalid_key" or loc[-1:] == ("[key]",):
-        keep = loc[:-1] if kind == "invalid_key" else loc[:-2]
-        return Problem(_path(keep), f"keys must be strings, got {_show(err['input'])}")
-    if kind == "extra_forbidden":
-        near = difflib.get_close_matches(str(loc[-1]), _FIELDS, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        return Problem(_path(loc), f"unknown field{hint}")
-    bounds = {"greater_than": ">", "greater_than_equal": ">=", "less_than_equal": "<="}
-    limits = {"too_short": "at least", "too_long": "at most"}
-    if kind in bounds:
-        bound = next(iter(ctx.values()))
-        text = f"must be {bounds[kind]} {bound:g}"
-    elif kind in limits:
-        text = f"must have {limits[kind]} {ctx.get('min_length', ctx.get('max_length'))} items"
-        if kind == "too_long" and "actual_length" in ctx:  # never write out a huge list
-            return Problem(_path(loc), f"{text}, got {ctx['actual_length']}")
-    elif kind == "literal_error":
-        text = f"must be {ctx['expected']}"
-    else:
-        text = _MESSAGES.get(kind, err["msg"][:1].lower() + err["msg"][1:])
-    return Problem(_path(loc), text if kind == "missing" else f"{text}, got {_show(err['input'])}")
-
-
 # -- checks beyond types ------------------------------------------------------------------
 
-_D = TypeVar("_D", bound=_Doc)
+_D = TypeVar("_D", bound=Doc)
 
 
 class _Scope(NamedTuple):
@@ -363,11 +181,16 @@ def _check(doc: object) -> tuple[ScenarioDoc | None, list[Problem]]:
     own is still checked, so that one run reports as much as it can.
     """
     if not isinstance(doc, dict):
-        return None, [Problem("", f"a scenario must be a mapping (arbitre, table, ...), "
-                                  f"got {_kind(doc)}")]
+        return None, [
+            Problem("", f"a scenario must be a mapping (arbitre, table, ...), got {_kind(doc)}")
+        ]
     if "places" in doc:
-        return None, [Problem("places", "a map of places (seed 003), not a table: "
-                                        "use arbitre move, shot, place or render")]
+        return None, [
+            Problem(
+                "places",
+                "a map of places (seed 003), not a table: use arbitre move, shot, place or render",
+            )
+        ]
     scenario: ScenarioDoc | None = None
     try:
         scenario = ScenarioDoc.model_validate(doc)
@@ -396,8 +219,11 @@ def _check(doc: object) -> tuple[ScenarioDoc | None, list[Problem]]:
 def _header(doc: dict[Any, Any], bad: set[int | str]) -> HeaderDoc | None:
     """The header of a document that did not validate, its bad or unknown top-level fields
     left out, so that the checks needing it (size classes, the table's size) still run."""
-    rest = {k: v for k, v in doc.items()
-            if k not in ("terrain", "models") and k not in bad and k in HeaderDoc.model_fields}
+    rest = {
+        k: v
+        for k, v in doc.items()
+        if k not in ("terrain", "models") and k not in bad and k in HeaderDoc.model_fields
+    }
     return _valid(HeaderDoc, rest)
 
 
@@ -427,8 +253,9 @@ def _ids(doc: dict[Any, Any]) -> tuple[list[Problem], set[str], set[str]]:
             if not isinstance(ident, str):
                 continue
             if ident in seen:
-                problems.append(Problem(f"{key}[{i}].id",
-                                        f"duplicate id {_show(ident)} (also {seen[ident]})"))
+                problems.append(
+                    Problem(f"{key}[{i}].id", f"duplicate id {_show(ident)} (also {seen[ident]})")
+                )
             seen.setdefault(ident, f"{key}[{i}].id")
             ids.add(ident)
     return problems, found["terrain"], found["models"]
@@ -448,17 +275,26 @@ def _header_problems(header: HeaderDoc) -> list[Problem]:
 def _size_problem(path: str, size: str, header: HeaderDoc | None) -> list[Problem]:
     if header is None or size in header.size_classes:
         return []
-    return [Problem(path, f"unknown size class {_show(size)} "
-                          f"(size_classes: {', '.join(header.size_classes)})")]
+    return [
+        Problem(
+            path,
+            f"unknown size class {_show(size)} (size_classes: {', '.join(header.size_classes)})",
+        )
+    ]
 
 
 def _terrain_problems(path: str, piece: TerrainDoc, scope: _Scope) -> list[Problem]:
     """G3 footprints: exactly one, simple, on the table, windows within their wall."""
     problems = []
-    kinds = [k for k in _FOOTPRINTS if getattr(piece, k) is not None]
+    kinds = [k for k in FOOTPRINTS if getattr(piece, k) is not None]
     if len(kinds) != 1:
-        problems.append(Problem(path, "needs exactly one of polygon, rect, circle, wall; "
-                                      f"got {', '.join(kinds) or 'none'}"))
+        problems.append(
+            Problem(
+                path,
+                "needs exactly one of polygon, rect, circle, wall; "
+                f"got {', '.join(kinds) or 'none'}",
+            )
+        )
     for kind in kinds:
         shape, reach, found = _shape(f"{path}.{kind}", kind, getattr(piece, kind))
         problems += found
@@ -492,13 +328,18 @@ def _shape(path: str, kind: str, doc: Any) -> tuple[Any, float, list[Problem]]:
     for k, window in enumerate(doc.windows):
         where = f"{path}.windows[{k}]"
         if window.start >= window.to:
-            problems.append(Problem(where, f"from must be < to, got from {window.start:g}, "
-                                           f"to {window.to:g}"))
+            problems.append(
+                Problem(where, f"from must be < to, got from {window.start:g}, to {window.to:g}")
+            )
         if window.start < 0:
             problems.append(Problem(f"{where}.from", f"must be >= 0, got {window.start:g}"))
         if window.to > line.length:
-            problems.append(Problem(f"{where}.to", f"must be <= the wall's length "
-                                                   f"{line.length:g}, got {window.to:g}"))
+            problems.append(
+                Problem(
+                    f"{where}.to",
+                    f"must be <= the wall's length {line.length:g}, got {window.to:g}",
+                )
+            )
     return line, doc.thickness / 2.0, problems
 
 
@@ -507,26 +348,41 @@ def _model_problems(path: str, model: ModelDoc, scope: _Scope) -> list[Problem]:
     problems = _size_problem(f"{path}.size", model.size, scope.header)
     for k, status in enumerate(model.status):
         if status not in STATUSES:
-            problems.append(Problem(f"{path}.status[{k}]", f"unknown status {_show(status)} "
-                                    f"(known: {', '.join(sorted(STATUSES))})"))
+            problems.append(
+                Problem(
+                    f"{path}.status[{k}]",
+                    f"unknown status {_show(status)} (known: {', '.join(sorted(STATUSES))})",
+                )
+            )
     if model.inside is not None and model.inside not in scope.terrain_ids:
         problems.append(Problem(f"{path}.inside", f"unknown terrain id {_show(model.inside)}"))
     for k, other in enumerate(model.engaged):
         if other == model.id:
-            problems.append(Problem(f"{path}.engaged[{k}]", "a model cannot be engaged "
-                                                            f"with itself, got {_show(other)}"))
+            problems.append(
+                Problem(
+                    f"{path}.engaged[{k}]",
+                    f"a model cannot be engaged with itself, got {_show(other)}",
+                )
+            )
         elif other not in scope.model_ids:
             problems.append(Problem(f"{path}.engaged[{k}]", f"unknown model id {_show(other)}"))
     header = scope.header
     if header is not None:
         (x, y), (width, depth) = model.at, header.table
         if not (0 <= x <= width and 0 <= y <= depth):
-            problems.append(Problem(f"{path}.at", f"centre [{x:g}, {y:g}] is off the table "
-                                                  f"[{width:g}, {depth:g}]"))
+            problems.append(
+                Problem(
+                    f"{path}.at", f"centre [{x:g}, {y:g}] is off the table [{width:g}, {depth:g}]"
+                )
+            )
         for k, weapon in enumerate(model.weapons):
             if weapon.unit == "toise" and header.toise is None:
-                problems.append(Problem(f"{path}.weapons[{k}].unit",
-                                        "toise needs the scenario's toise (mm per toise)"))
+                problems.append(
+                    Problem(
+                        f"{path}.weapons[{k}].unit",
+                        "toise needs the scenario's toise (mm per toise)",
+                    )
+                )
     return problems
 
 
@@ -542,56 +398,84 @@ def _mm(unit: str, toise: float | None) -> float:
 
 
 def _build(doc: ScenarioDoc) -> Table:
+    """The table of a checked document, every length in mm (G1)."""
     mm = _mm(doc.unit, doc.toise)
     report = doc.report_unit or doc.unit
-
-    def at(xy: list[float]) -> Point:
-        return Point(xy[0] * mm, xy[1] * mm)
-
-    def length(value: float | None) -> float | None:
-        return None if value is None else value * mm
-
-    def footprint(piece: TerrainDoc) -> Footprint:
-        if piece.polygon is not None:
-            return PolygonFootprint(tuple(at(p) for p in piece.polygon))
-        if piece.rect is not None:
-            r = piece.rect
-            return PolygonFootprint(rect_points(at(r.at), r.width * mm, r.depth * mm, r.angle))
-        if piece.circle is not None:
-            return CircleFootprint(at(piece.circle.at), piece.circle.radius * mm)
-        assert piece.wall is not None
-        wall = piece.wall
-        windows = tuple(Window(w.start * mm, w.to * mm) for w in wall.windows)
-        return WallFootprint(tuple(at(p) for p in wall.points), wall.thickness * mm, windows)
-
-    def weapon(w: WeaponDoc) -> Weapon:
-        scale = _mm(w.unit or doc.unit, doc.toise)
-        return Weapon(w.name, None if w.range is None else w.range * scale, w.breath)
-
-    def model(m: ModelDoc) -> Model:
-        base = Disc((m.base or 0.0) * mm) if "base" in m.model_fields_set else Disc(
-            DEFAULT_BASE_MM)
-        return Model(
-            id=m.id, side=m.side, at=at(m.at), base=base, size=m.size, name=m.name or "",
-            height=length(m.height), elevation=m.elevation * mm, inside=m.inside,
-            large_target=m.large_target, stats=tuple(sorted(m.stats.items())),
-            status=frozenset(m.status), engaged=tuple(m.engaged),
-            weapons=tuple(weapon(w) for w in m.weapons),
-        )
-
-    terrain = tuple(
-        Terrain(id=t.id, footprint=footprint(t), sight=t.sight,
-                size=t.size or ("huge" if t.sight == "blocks" else "small"), name=t.name or "",
-                height=length(t.height), building=t.building)
-        for t in doc.terrain or []
-    )
     return Table(
-        width=doc.table[0] * mm, depth=doc.table[1] * mm, terrain=terrain,
-        models=tuple(model(m) for m in doc.models or []),
-        unit=Unit(report, _mm(report, doc.toise)), name=doc.name or "", rules=doc.rules,
-        contact_tolerance=doc.contact_tolerance, beam=doc.beam,
+        width=doc.table[0] * mm,
+        depth=doc.table[1] * mm,
+        terrain=tuple(_terrain(t, mm) for t in doc.terrain or []),
+        models=tuple(_model(m, doc, mm) for m in doc.models or []),
+        unit=Unit(report, _mm(report, doc.toise)),
+        name=doc.name or "",
+        rules=doc.rules,
+        contact_tolerance=doc.contact_tolerance,
+        beam=doc.beam,
         options=tuple(sorted((doc.options or {}).items())),
-        size_classes=tuple(doc.size_classes), toise=doc.toise,
+        size_classes=tuple(doc.size_classes),
+        toise=doc.toise,
+    )
+
+
+def _at(xy: list[float], mm: float) -> Point:
+    return Point(xy[0] * mm, xy[1] * mm)
+
+
+def _length(value: float | None, mm: float) -> float | None:
+    return None if value is None else value * mm
+
+
+def _footprint(piece: TerrainDoc, mm: float) -> Footprint:
+    if piece.polygon is not None:
+        return PolygonFootprint(tuple(_at(p, mm) for p in piece.polygon))
+    if piece.rect is not None:
+        r = piece.rect
+        return PolygonFootprint(rect_points(_at(r.at, mm), r.width * mm, r.depth * mm, r.angle))
+    if piece.circle is not None:
+        return CircleFootprint(_at(piece.circle.at, mm), piece.circle.radius * mm)
+    assert piece.wall is not None
+    wall = piece.wall
+    windows = tuple(Window(w.start * mm, w.to * mm) for w in wall.windows)
+    return WallFootprint(tuple(_at(p, mm) for p in wall.points), wall.thickness * mm, windows)
+
+
+def _terrain(t: TerrainDoc, mm: float) -> Terrain:
+    return Terrain(
+        id=t.id,
+        footprint=_footprint(t, mm),
+        sight=t.sight,
+        size=t.size or ("huge" if t.sight == "blocks" else "small"),
+        name=t.name or "",
+        height=_length(t.height, mm),
+        building=t.building,
+    )
+
+
+def _model(m: ModelDoc, doc: ScenarioDoc, mm: float) -> Model:
+    base = Disc((m.base or 0.0) * mm) if "base" in m.model_fields_set else Disc(DEFAULT_BASE_MM)
+    weapons = tuple(
+        Weapon(
+            w.name,
+            None if w.range is None else w.range * _mm(w.unit or doc.unit, doc.toise),
+            w.breath,
+        )
+        for w in m.weapons
+    )
+    return Model(
+        id=m.id,
+        side=m.side,
+        at=_at(m.at, mm),
+        base=base,
+        size=m.size,
+        name=m.name or "",
+        height=_length(m.height, mm),
+        elevation=m.elevation * mm,
+        inside=m.inside,
+        large_target=m.large_target,
+        stats=tuple(sorted(m.stats.items())),
+        status=frozenset(m.status),
+        engaged=tuple(m.engaged),
+        weapons=weapons,
     )
 
 
@@ -617,17 +501,40 @@ def _dump_terrain(t: Terrain) -> dict[str, Any]:
     elif isinstance(f, CircleFootprint):
         shape = {"circle": {"at": _xy(f.centre), "radius": f.radius}}
     else:
-        shape = {"wall": {"points": [_xy(p) for p in f.points], "thickness": f.thickness,
-                          "windows": [{"from": w.start, "to": w.end} for w in f.windows]}}
-    return _given(id=t.id, name=t.name or None, sight=t.sight, size=t.size, height=t.height,
-                  building=t.building) | shape
+        shape = {
+            "wall": {
+                "points": [_xy(p) for p in f.points],
+                "thickness": f.thickness,
+                "windows": [{"from": w.start, "to": w.end} for w in f.windows],
+            }
+        }
+    return (
+        _given(
+            id=t.id,
+            name=t.name or None,
+            sight=t.sight,
+            size=t.size,
+            height=t.height,
+            building=t.building,
+        )
+        | shape
+    )
 
 
 def _dump_model(m: Model) -> dict[str, Any]:
     return _given(
-        id=m.id, name=m.name or None, side=m.side, at=_xy(m.at), base=m.base.diameter,
-        size=m.size, height=m.height, elevation=m.elevation, inside=m.inside,
-        large_target=m.large_target, stats=dict(m.stats), status=sorted(m.status),
+        id=m.id,
+        name=m.name or None,
+        side=m.side,
+        at=_xy(m.at),
+        base=m.base.diameter,
+        size=m.size,
+        height=m.height,
+        elevation=m.elevation,
+        inside=m.inside,
+        large_target=m.large_target,
+        stats=dict(m.stats),
+        status=sorted(m.status),
         engaged=list(m.engaged),
         weapons=[_given(name=w.name, range=w.range, breath=w.breath) for w in m.weapons],
     )

@@ -34,7 +34,11 @@ from arbitre.places.catalogue import (
     unknown_name,
 )
 from arbitre.places.graph import DEFAULT_OBSTRUCTION, Junction, Place, PlaceMap, Unit
-from arbitre.scenario import _kind, _parse, _path, _problem, _show, read_document
+from arbitre.problems import kind as _kind
+from arbitre.problems import path as _path
+from arbitre.problems import problem as _problem
+from arbitre.problems import show as _show
+from arbitre.scenario import _parse, read_document
 from arbitre.text import fold
 
 Coord = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-1e9, le=1e9)]

@@ -134,9 +134,7 @@ class LosRuling:
             "visible_fraction": self.visible_fraction,
             "blockers": list(self.blockers),
             "cover_pieces": list(self.cover_pieces),
-            "witness": None
-            if self.witness is None
-            else [point(unit, p) for p in self.witness],
+            "witness": None if self.witness is None else [point(unit, p) for p in self.witness],
             "because": self.because,
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),

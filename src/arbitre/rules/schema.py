@@ -5,6 +5,7 @@ ruleset declares it (:attr:`~arbitre.rules.registry.Question.schema`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 STR: dict[str, Any] = {"type": "string"}
@@ -61,8 +62,15 @@ LOS: dict[str, Any] = {
         "because": STR,
     },
     "required": [
-        "shooter", "target", "visible", "cover", "visible_fraction", "blockers",
-        "cover_pieces", "witness", "because",
+        "shooter",
+        "target",
+        "visible",
+        "cover",
+        "visible_fraction",
+        "blockers",
+        "cover_pieces",
+        "witness",
+        "because",
     ],
 }
 
@@ -100,16 +108,28 @@ def ruling_schema(kind: str, declared: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def merged(schemas: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """One ruling schema for a question several rulesets answer: every property any of
+    them declares (the first declaration of a name wins), required when all require it."""
+    props: dict[str, Any] = {}
+    for s in schemas:
+        for name, prop in s.get("properties", {}).items():
+            props.setdefault(name, prop)
+    required = [n for n in props if all(n in s.get("required", ()) for s in schemas)]
+    return {"properties": props, "required": required}
+
+
 def output_schema() -> dict[str, Any]:
     """The JSON Schema of every ``--json`` document: one envelope per question asked."""
     from arbitre.rules import RULESETS
 
-    kinds: dict[str, dict[str, Any]] = {}
+    declared: dict[str, list[Mapping[str, Any]]] = {}
     rules_by_kind: dict[str, list[str]] = {}
     for ruleset in RULESETS.values():
         for q in ruleset.questions.values():
-            kinds.setdefault(q.name, ruling_schema(q.name, dict(q.schema)))
+            declared.setdefault(q.name, []).append(q.schema)
             rules_by_kind.setdefault(q.name, []).append(ruleset.name)
+    kinds = {kind: ruling_schema(kind, merged(found)) for kind, found in declared.items()}
     envelopes = [
         {
             "type": "object",

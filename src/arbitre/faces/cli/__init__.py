@@ -48,9 +48,7 @@ def _show_version(value: bool) -> None:
 def _root(
     _version: Annotated[
         bool,
-        typer.Option(
-            "--version", callback=_show_version, is_eager=True, help="Print the version."
-        ),
+        typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version."),
     ] = False,
     _debug: Annotated[
         bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -73,6 +73,14 @@ def ask_file(
     with the ``-O`` options given; the subject and the answer."""
     subject = load(file)
     return subject, ask(subject, question, rules=rules, options=option_pairs(option), **request)
+
+
+def show(answer: Answer, as_json: bool, human: Callable[[Answer], None]) -> None:
+    """The answer as its JSON 2 document, or for people by ``human``."""
+    if as_json:
+        print_json(answer.to_json())
+    else:
+        human(answer)
 
 
 def write_text(path: Path, text: str) -> None:

@@ -8,7 +8,6 @@ print as one line with exit code 2.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from fractions import Fraction
 from typing import Annotated, Any
 
@@ -25,8 +24,8 @@ from arbitre.faces.cli.common import (
     SeedOpt,
     ask_file,
     out,
-    print_json,
     print_reasons,
+    show,
 )
 from arbitre.rules import Answer
 from arbitre.table import MM, Unit
@@ -148,14 +147,6 @@ def print_shot(answer: Answer) -> None:
     print_reasons(result.reasons)
 
 
-def _show(answer: Answer, as_json: bool, human: Callable[[Answer], None]) -> None:
-    """The answer as JSON 2, or in words by ``human``."""
-    if as_json:
-        print_json(answer.to_json())
-    else:
-        human(answer)
-
-
 def targets(
     file: FileArg,
     shooter: ShooterArg,
@@ -169,7 +160,7 @@ def targets(
     _, answer = ask_file(
         file, "targets", rules=rules, option=option, shooter=shooter, weapon=weapon
     )
-    _show(answer, as_json, lambda a: print_targets(a, explain=explain))
+    show(answer, as_json, lambda a: print_targets(a, explain=explain))
 
 
 def shoot(
@@ -193,7 +184,7 @@ def shoot(
         weapon=weapon,
         seed=seed,
     )
-    _show(answer, as_json, print_shot)
+    show(answer, as_json, print_shot)
 
 
 def register(app: typer.Typer) -> None:

@@ -20,8 +20,8 @@ from arbitre.faces.cli.common import (
     OptionOpt,
     ask_file,
     out,
-    print_json,
     print_reasons,
+    show,
 )
 from arbitre.rules import Answer
 
@@ -132,10 +132,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """Every place a unit can end its move on: points left, exhaustion, the way (P3-P4)."""
         _, answer = ask_file(file, "move", option=option, unit=unit, points=points)
-        if as_json:
-            print_json(answer.to_json())
-        else:
-            print_move(answer)
+        show(answer, as_json, print_move)
 
     @app.command(rich_help_panel=PANEL)
     def shot(
@@ -147,10 +144,7 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """The places a shot crosses, what each counts, the attack score reduction (P5)."""
         _, answer = ask_file(file, "shot", option=option, shooter=shooter, target=target)
-        if as_json:
-            print_json(answer.to_json())
-        else:
-            print_shot(answer)
+        show(answer, as_json, print_shot)
 
     @app.command(rich_help_panel=PANEL)
     def place(
@@ -161,9 +155,6 @@ def register(app: typer.Typer) -> None:
     ) -> None:
         """A place's effective characteristics and what a unit arriving now gets (P2, P6)."""
         _, answer = ask_file(file, "place", option=option, place=place)
-        if as_json:
-            print_json(answer.to_json())
-        else:
-            print_place(answer)
+        show(answer, as_json, print_place)
 
     _ = (move, shot, place)

@@ -22,6 +22,7 @@ from arbitre.faces.cli.common import (
     option_pairs,
     out,
     print_json,
+    show,
     write_text,
 )
 from arbitre.files import load
@@ -95,10 +96,7 @@ def los(
         target=tuple(target or ()),
         same_side=all_pairs,
     )
-    if as_json:
-        print_json(answer.to_json())
-    else:
-        print_los(answer, explain=explain)
+    show(answer, as_json, lambda a: print_los(a, explain=explain))
 
 
 def render(
@@ -126,8 +124,9 @@ def render(
         return
     svg_rules, answer = None, None
     if shooter is not None:
-        answer = ask(subject, "los", rules=rules or subject.rules or None, options=options,
-                     shooter=shooter)
+        answer = ask(
+            subject, "los", rules=rules or subject.rules or None, options=options, shooter=shooter
+        )
         svg_rules = find_ruleset(answer.rules)
     svg = render_table(
         subject,

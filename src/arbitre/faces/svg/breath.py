@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any, TypeAlias
 
+from arbitre.faces.svg.draw import ring as circle_points
 from arbitre.faces.svg.table import SCREEN_PX, SHOOTER, Drawing, Overlay
 from arbitre.geometry import Point
 from arbitre.table import Table
@@ -24,16 +25,6 @@ Victim: TypeAlias = Any
 
 TEMPLATE_STROKE, TEMPLATE_FILL = "#b83a00", "#ff8c1a"
 VICTIM, SPILL, SHIELDED = "#c0001a", "#7a1fa2", "#6b6b6b"
-
-
-def _ring(centre: Point, r: float, n: int = 48) -> tuple[Point, ...]:
-    return tuple(
-        Point(
-            centre.x + r * math.cos(2 * math.pi * k / n),
-            centre.y + r * math.sin(2 * math.pi * k / n),
-        )
-        for k in range(n)
-    )
 
 
 def _mark(
@@ -50,7 +41,7 @@ def _mark(
 ) -> Drawing:
     """A ring around a model's base, maybe labelled at its centre."""
     m = table.model(ident)
-    ring = _ring(m.at, max(m.base.radius, 6 * u) + 3 * u)
+    ring = circle_points(m.at, max(m.base.radius, 6 * u) + 3 * u)
     mid = Point(m.at.x, m.at.y - 0.35 * 13 * u)  # the label centred on the base
     return Drawing(
         ring,
@@ -99,7 +90,7 @@ def _template(table: Table, ruling: BreathRuling, u: float) -> list[Drawing]:
         outline: tuple[Point, ...] = t.vertices
         name = f"breath cone, aimed at {t.angle:.4g} degrees (B1-B2)"
     else:
-        outline = _ring(t.centre, t.radius, 96)
+        outline = circle_points(t.centre, t.radius, 96)
         name = "blast (B10)"
     drawings = [
         Drawing(
@@ -127,7 +118,7 @@ def _template(table: Table, ruling: BreathRuling, u: float) -> list[Drawing]:
             )
         )
     caught = any(v.id == shooter.id for v in ruling.victims)  # a thrower in its own blast
-    ring = _ring(shooter.at, max(shooter.base.radius, 6 * u) + (8 if caught else 4) * u)
+    ring = circle_points(shooter.at, max(shooter.base.radius, 6 * u) + (8 if caught else 4) * u)
     drawings.append(
         Drawing(
             ring,

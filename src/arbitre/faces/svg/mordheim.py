@@ -11,12 +11,12 @@ each the score it needs to hit (``need_short``, M7).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any
 
 import shapely
 
+from arbitre.faces.svg.draw import ring as circle_points
 from arbitre.faces.svg.overlays import overlay_for
 from arbitre.faces.svg.table import SCREEN_PX, Drawing, Overlay
 from arbitre.geometry import Point
@@ -28,16 +28,6 @@ RULES = "mordheim"
 
 CLOSEST, LEGAL, NOT_LEGAL = "#e6007e", "#0f8f3c", "#a0a0a0"
 RANGE, HALF_RANGE, REFUSED, FIGHT = "#1f3a93", "#6c8ed4", "#d62020", "#5b2c06"
-
-
-def _circle(centre: Point, r: float, n: int = 96) -> tuple[Point, ...]:
-    return tuple(
-        Point(
-            centre.x + r * math.cos(2 * math.pi * k / n),
-            centre.y + r * math.sin(2 * math.pi * k / n),
-        )
-        for k in range(n)
-    )
 
 
 def _length(unit: Unit, mm: float) -> str:
@@ -65,7 +55,7 @@ def _ranges(table: Table, ruling: Any, unit: Unit) -> tuple[list[Drawing], list[
         (ruling.half_range_ring, ruling.half_range, HALF_RANGE, "long beyond"),
     ):
         span = _length(unit, reach)
-        for arc in _on_table(table, _circle(at, ring)):
+        for arc in _on_table(table, circle_points(at, ring)):
             drawings.append(
                 Drawing(
                     arc,
@@ -87,7 +77,7 @@ def _fights(table: Table, ruling: Any, u: float) -> list[Drawing]:
         pts = [
             (p.x, p.y)
             for m in group
-            for p in _circle(table.model(m).at, table.model(m).base.radius + 9 * u)
+            for p in circle_points(table.model(m).at, table.model(m).base.radius + 9 * u)
         ]
         hull = shapely.MultiPoint(pts).convex_hull
         drawings.append(
@@ -117,7 +107,7 @@ def _target(table: Table, t: Any, u: float) -> Drawing:
     )
     why = "; ".join([*score, *(f"{x.rule} {x.text}" for x in t.deciding)])
     return Drawing(
-        _circle(m.at, r),
+        circle_points(m.at, r),
         closed=True,
         stroke=colour,
         width_px=4.5 if t.closest else 3.0,
