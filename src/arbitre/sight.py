@@ -307,8 +307,15 @@ def view_of_segment(
     return SegmentView(float(share), witness)
 
 
+def positions(table: Table) -> tuple[np.ndarray, np.ndarray]:
+    """The one packing of model positions: every model's centre (n x 2, mm) and base
+    radius, in table order."""
+    xyr = _xyr(table)
+    return np.ascontiguousarray(xyr[:, :2]), np.ascontiguousarray(xyr[:, 2])
+
+
 def _xy(table: Table) -> np.ndarray:
-    return np.ascontiguousarray(_xyr(table)[:, :2])
+    return positions(table)[0]
 
 
 def _xyr(table: Table) -> np.ndarray:

@@ -158,8 +158,7 @@ class Touch:
 
 def centres(table: Table) -> tuple[np.ndarray, np.ndarray]:
     """Every model's centre (n x 2, mm) and base radius, in table order."""
-    xy = np.array([[m.at.x, m.at.y] for m in table.models], dtype=np.float64).reshape(-1, 2)
-    return xy, np.array([m.base.radius for m in table.models], dtype=np.float64)
+    return sight.positions(table)
 
 
 def is_touched(gap: np.ndarray, tolerance: float, strict: bool) -> np.ndarray:

@@ -159,8 +159,8 @@ def _rule(
     if line.clear and line.witness is not None:
         p, q = line.witness
         text = (
-            f"a clear line joins the bases, from {_fmt(table, p.x, p.y)} to "
-            f"{_fmt(table, q.x, q.y)}: {b} is in line of sight"
+            f"a clear line joins the bases, from {table.unit.point(p.x, p.y)} to "
+            f"{table.unit.point(q.x, q.y)}: {b} is in line of sight"
         )
         reasons.append(Reason("D3", (a, b), text))
         witness = ((p.x, p.y), (q.x, q.y))
@@ -197,11 +197,6 @@ def because(observer: str, target: str, reasons: Sequence[Reason]) -> str:
         named = " ".join(i for i in r.ids if i not in (observer, target))
         parts.append(f"{r.rule} {named}".strip())
     return ", ".join(dict.fromkeys(parts))
-
-
-def _fmt(table: Table, x: float, y: float) -> str:
-    u = table.unit
-    return f"({u.from_mm(x):.4g}, {u.from_mm(y):.4g})"
 
 
 def _los(table: Table, request: LosRequest, *, options: DarkAgeOptions) -> list[DarkAgeLosRuling]:

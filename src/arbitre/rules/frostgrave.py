@@ -52,8 +52,8 @@ def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     """For each model touching a wall at a window (G4 contact with the window's part of
     the wall, :func:`arbitre.sight.in_contact`), the windows it stands at."""
     found: dict[str, list[WindowContact]] = {}
-    centres = shapely.points([(m.at.x, m.at.y) for m in table.models])
-    radii = np.array([m.base.radius for m in table.models])
+    xy, radii = sight.positions(table)
+    centres = shapely.points(xy)
     for piece in table.terrain:
         fp = piece.footprint
         if not isinstance(fp, WallFootprint) or not fp.windows or not piece.blocks:
@@ -271,7 +271,8 @@ def _at_window(
         tally.blocks(wall, Reason("F6", (b, wall), text))
     else:
         text = (
-            f"{b} stands at a window of {wall} and {a} sees the window (at {_fmt(table, seen)}): +3"
+            f"{b} stands at a window of {wall} and {a} sees the window "
+            f"(at {table.unit.point(seen.x, seen.y)}): +3"
         )
         tally.gives(wall, 3, Reason("F6", (b, wall), text))
 
@@ -340,11 +341,6 @@ def _sees_window(
         if view.share > 0 and view.witness is not None:
             return view.witness
     return None
-
-
-def _fmt(table: Table, p: Point) -> str:
-    u = table.unit
-    return f"({u.from_mm(p.x):.4g}, {u.from_mm(p.y):.4g})"
 
 
 def _los(table: Table, request: LosRequest, *, options: FrostgraveOptions) -> list[LosRuling]:

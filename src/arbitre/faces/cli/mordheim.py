@@ -44,10 +44,6 @@ WeaponOpt = Annotated[
 ]
 
 
-def _length(unit: Unit, mm: float) -> str:
-    return f"{unit.from_mm(mm):.4g} {unit.name}"
-
-
 def _p(p: Fraction) -> str:
     return f"{p} ({float(p):.0%})" if p not in (0, 1) else str(p)
 
@@ -87,7 +83,7 @@ def print_targets(answer: Answer, *, explain: bool) -> None:
     under it each target's deciding reasons (every reason with ``explain``)."""
     ruling, unit = answer.ruling, answer.unit or MM
     w = ruling.weapon
-    arms = f"{w.name} {_length(unit, w.range)}" if w and w.range else "no missile weapon"
+    arms = f"{w.name} {unit.length(w.range)}" if w and w.range else "no missile weapon"
     verdict = "[green]may shoot[/]" if ruling.may_shoot else "[red]may not shoot[/]"
     bs = "-" if ruling.bs is None else ruling.bs
     out.print(f"[bold]{ruling.shooter}[/] ({ruling.side}), {arms}, BS {bs}: {verdict}")

@@ -30,10 +30,6 @@ CLOSEST, LEGAL, NOT_LEGAL = "#e6007e", "#0f8f3c", "#a0a0a0"
 RANGE, HALF_RANGE, REFUSED, FIGHT = "#1f3a93", "#6c8ed4", "#d62020", "#5b2c06"
 
 
-def _length(unit: Unit, mm: float) -> str:
-    return f"{unit.from_mm(mm):.4g} {unit.name}"
-
-
 @overlay_for(RULES)
 def overlays(
     table: Table, shooter: str, *, options: Mapping[str, Any] | None = None
@@ -54,7 +50,7 @@ def _ranges(table: Table, ruling: Any, unit: Unit) -> tuple[list[Drawing], list[
         (ruling.range_ring, ruling.range, RANGE, "range"),
         (ruling.half_range_ring, ruling.half_range, HALF_RANGE, "long beyond"),
     ):
-        span = _length(unit, reach)
+        span = unit.length(reach)
         for arc in _on_table(table, circle_points(at, ring)):
             drawings.append(
                 Drawing(

@@ -36,7 +36,7 @@ from arbitre.rules.breath.values import (
 from arbitre.rules.options import read_options, shared_options
 from arbitre.rules.ruling import Reason
 from arbitre.rules.small_terrain import CoverBonus, cover_bonuses
-from arbitre.table import Model, Table, Unit
+from arbitre.table import Model, Table
 from arbitre.templates import Blast, Cone, Template
 from arbitre.text import fold
 
@@ -301,10 +301,6 @@ def _victim(
     )
 
 
-def _len(unit: Unit, mm: float) -> str:
-    return f"{unit.from_mm(mm):.4g} {unit.name}"
-
-
 def _reasons(
     ctx: Context,
     template: Template,
@@ -370,7 +366,8 @@ def _template_reasons(ctx: Context, template: Template) -> list[Reason]:
             Reason(
                 "B10",
                 (s,),
-                f"blast of radius {_len(u, template.radius)}, resolved like B5; nobody is excepted",
+                f"blast of radius {u.length(template.radius)}, resolved like B5; "
+                "nobody is excepted",
             )
         ]
     baseless = ctx.table.model(s).base.radius <= 0
@@ -379,8 +376,8 @@ def _template_reasons(ctx: Context, template: Template) -> list[Reason]:
         Reason(
             "B1",
             (s,),
-            f"cone {_len(u, template.length)} long, far side "
-            f"{_len(u, template.width)} (6 x 2 toises)",
+            f"cone {u.length(template.length)} long, far side "
+            f"{u.length(template.width)} (6 x 2 toises)",
         ),
         Reason("B2", (s,), f"aimed at {template.angle:.4g} degrees, apex {where}"),
     ]

@@ -137,7 +137,7 @@ def _near(table: Table, ix: sight.SightIndex, s: np.ndarray, g: np.ndarray) -> n
     """``[pair, piece]``: the piece's box meets the box of the shooter's centre and the
     target's base, widened by the beam. A piece outside it cannot hide any of the target
     (the lines from the centre to the base stay in their convex hull): a broad phase."""
-    xyr = np.array([[m.at.x, m.at.y, m.base.radius] for m in table.models]).reshape(-1, 3)
+    xyr = np.column_stack(sight.positions(table))
     a, t = xyr[s], xyr[g]
     pad = ix.half + 1e-6
     lo_x = np.minimum(a[:, 0], t[:, 0] - t[:, 2]) - pad

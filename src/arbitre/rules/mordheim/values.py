@@ -78,7 +78,7 @@ class ShootRequest:
 
 def length(table: Table, mm: float) -> str:
     """A length in the scenario's unit, for reasons (G1)."""
-    return f"{table.unit.from_mm(mm):.4g} {table.unit.name}"
+    return table.unit.length(mm)
 
 
 def _len(unit: Unit | None, mm: float | None) -> float | None:
