@@ -21,7 +21,7 @@ import shapely
 from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
-from arbitre import reading
+from arbitre import placing, reading
 from arbitre.errors import Problem, ScenarioError
 from arbitre.geometry import (
     CircleFootprint,
@@ -37,12 +37,15 @@ from arbitre.problems import kind as _kind
 from arbitre.problems import problem
 from arbitre.problems import show as _show
 from arbitre.scenario_doc import (
+    AT_FORMS,
     DEFAULT_BASE_MM,
     FIELDS,
     FOOTPRINTS,
+    LIMIT,
     MAX_MODELS,
     MAX_TERRAIN,
     Doc,
+    FromDoc,
     HeaderDoc,
     ModelDoc,
     ScenarioDoc,
@@ -152,7 +155,13 @@ def dump(table: Table) -> dict[str, Any]:
 
 
 def _problem(err: ErrorDetails) -> Problem:
-    """One pydantic error of a table scenario as a Problem (unknown fields get a hint)."""
+    """One pydantic error of a table scenario as a Problem (unknown fields get a hint; the
+    form of an ``at`` is not part of its path)."""
+    loc = err["loc"]
+    for k in range(len(loc) - 1):
+        if loc[k] == "at" and loc[k + 1] in AT_FORMS:
+            err = {**err, "loc": (*loc[: k + 1], *loc[k + 2 :])}
+            break
     return problem(err, FIELDS)
 
 
@@ -211,9 +220,104 @@ def _check(doc: object) -> tuple[ScenarioDoc | None, list[Problem]]:
         problems += _header_problems(header)
     for i, piece in terrain:
         problems += _terrain_problems(f"terrain[{i}]", piece, scope)
+    models, unplaced = _placed(models, terrain, header)
+    problems += unplaced
     for i, model in models:
         problems += _model_problems(f"models[{i}]", model, scope)
+    if scenario is not None and not problems:
+        scenario = scenario.model_copy(update={"models": [m for _, m in models]})
+        problems += _mm_limits(scenario)
     return (scenario if not problems else None), problems
+
+
+def _mm_limits(doc: ScenarioDoc) -> list[Problem]:
+    """Every length at most :data:`LIMIT` once in mm too (a file's numbers are bounded in
+    its own unit; in mm they must stay so, or the table would not reload once dumped)."""
+    mm = _mm(doc.unit, doc.toise)
+    found: list[tuple[str, float, float]] = [("table", max(doc.table), mm)]
+    units = {mm: doc.unit}
+    for i, piece in enumerate(doc.terrain or []):
+        coords = [abs(v) for xy in _points_of(piece) for v in xy]
+        sizes = [
+            getattr(s, k)
+            for s in (piece.rect, piece.circle, piece.wall)
+            if s is not None
+            for k in ("width", "depth", "radius", "thickness")
+            if hasattr(s, k)
+        ]
+        found.append((f"terrain[{i}]", max([*coords, *sizes, piece.height or 0.0]), mm))
+    for i, m in enumerate(doc.models or []):
+        sizes = [abs(v) for v in _point_of(m)] + [m.base or 0.0, m.height or 0.0, m.elevation]
+        found.append((f"models[{i}]", max(sizes), mm))
+        for k, w in enumerate(m.weapons):
+            scale = _mm(w.unit or doc.unit, doc.toise)
+            units.setdefault(scale, w.unit or doc.unit)
+            found.append((f"models[{i}].weapons[{k}].range", w.range or 0.0, scale))
+    return [
+        Problem(path, f"{value:g} {units[scale]} is {value * scale:.3g} mm, more than {LIMIT:g} mm")
+        for path, value, scale in found
+        if value * scale > LIMIT
+    ]
+
+
+def _points_of(piece: TerrainDoc) -> list[list[float]]:
+    if piece.polygon is not None:
+        return list(piece.polygon)
+    if piece.wall is not None:
+        return list(piece.wall.points)
+    shape = piece.rect or piece.circle
+    return [shape.at] if shape is not None else []
+
+
+def _placed(
+    models: list[tuple[int, ModelDoc]],
+    terrain: list[tuple[int, TerrainDoc]],
+    header: HeaderDoc | None,
+) -> tuple[list[tuple[int, ModelDoc]], list[Problem]]:
+    """The models with every relative ``at`` resolved to its point (:mod:`arbitre.placing`),
+    and the problems of those that cannot be placed. A model that cannot be placed is
+    checked further as if it stood at the table's centre (its own problem is reported)."""
+    if all(isinstance(m.at, list) for _, m in models):
+        return models, []
+    mm = (
+        1.0
+        if header is None or (header.unit == "toise" and header.toise is None)
+        else (_mm(header.unit, header.toise))
+    )
+    pieces = {}
+    for _, piece in terrain:
+        try:
+            pieces[piece.id] = _footprint(piece, 1.0)
+        except (ValueError, AssertionError):  # a bad footprint: reported by its own check
+            continue
+    specs = {m.id: _spec(i, m, mm) for i, m in models}
+    placed, problems = placing.resolve(specs, pieces)
+    centre = [header.table[0] / 2, header.table[1] / 2] if header is not None else [0.0, 0.0]
+    out = [(i, m.model_copy(update={"at": list(placed.get(m.id, centre))})) for i, m in models]
+    return out, problems
+
+
+def _point_of(m: ModelDoc) -> list[float]:
+    """A model's ``at`` once resolved (:func:`_placed` turns every ``at`` into a point)."""
+    assert isinstance(m.at, list), m.at
+    return m.at
+
+
+def _spec(i: int, m: ModelDoc, mm: float) -> placing.Spec:
+    """What ``placing`` needs of one model, in the scenario's unit."""
+    given = "base" in m.model_fields_set
+    radius = (m.base or 0.0) / 2 if given else DEFAULT_BASE_MM / 2 / mm
+    at = m.at
+    path = f"models[{i}]"
+    if isinstance(at, list):
+        return placing.Spec(path=path, radius=radius, point=(at[0], at[1]))
+    if isinstance(at, FromDoc):
+        return placing.Spec(
+            path=path, radius=radius, origin=at.origin, distance=at.distance, angle=at.angle
+        )
+    return placing.Spec(
+        path=path, radius=radius, touching=at.touching, side=at.side, window=at.window
+    )
 
 
 def _header(doc: dict[Any, Any], bad: set[int | str]) -> HeaderDoc | None:
@@ -368,7 +472,7 @@ def _model_problems(path: str, model: ModelDoc, scope: _Scope) -> list[Problem]:
             problems.append(Problem(f"{path}.engaged[{k}]", f"unknown model id {_show(other)}"))
     header = scope.header
     if header is not None:
-        (x, y), (width, depth) = model.at, header.table
+        (x, y), (width, depth) = _point_of(model), header.table
         if not (0 <= x <= width and 0 <= y <= depth):
             problems.append(
                 Problem(
@@ -435,8 +539,12 @@ def _footprint(piece: TerrainDoc, mm: float) -> Footprint:
         return CircleFootprint(_at(piece.circle.at, mm), piece.circle.radius * mm)
     assert piece.wall is not None
     wall = piece.wall
-    windows = tuple(Window(w.start * mm, w.to * mm) for w in wall.windows)
-    return WallFootprint(tuple(_at(p, mm) for p in wall.points), wall.thickness * mm, windows)
+    points = tuple(_at(p, mm) for p in wall.points)
+    # a window ending at the wall's end stays within it once in mm (rounding), so that the
+    # table dumps and reloads as itself
+    length = float(shapely.LineString([(p.x, p.y) for p in points]).length)
+    windows = tuple(Window(max(0.0, w.start * mm), min(w.to * mm, length)) for w in wall.windows)
+    return WallFootprint(points, wall.thickness * mm, windows)
 
 
 def _terrain(t: TerrainDoc, mm: float) -> Terrain:
@@ -464,7 +572,7 @@ def _model(m: ModelDoc, doc: ScenarioDoc, mm: float) -> Model:
     return Model(
         id=m.id,
         side=m.side,
-        at=_at(m.at, mm),
+        at=_at(_point_of(m), mm),
         base=base,
         size=m.size,
         name=m.name or "",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictBool, field_validator
+from pydantic import BaseModel, ConfigDict, Discriminator, Field, StrictBool, Tag, field_validator
 from pydantic_core import PydanticCustomError
 
 from arbitre.table import DEFAULT_SIZE_CLASSES
@@ -98,13 +98,56 @@ class WeaponDoc(Doc):
     breath: Text | None = None
 
 
+class TouchingDoc(Doc):
+    """``at: {touching: ID, side: south}`` or ``{touching: WALL, window: 0}`` (SCENARIO.md):
+    the base against a piece or a model, resolved on load to the exact point of contact."""
+
+    touching: Ident
+    side: Literal["north", "south", "east", "west", "left", "right"] | None = None
+    window: Annotated[int, Field(strict=True, ge=0)] | None = None
+
+
+class FromDoc(Doc):
+    """``at: {from: ID, distance: 3, angle: 90}``: from another model's centre."""
+
+    origin: Ident = Field(alias="from")
+    distance: NonNegative
+    angle: Number = 0.0
+
+
+def _at_kind(value: object) -> str | None:
+    """Which form of ``at`` a value is written in: a point, or relative to something."""
+    if isinstance(value, list | tuple):
+        return "point"
+    if isinstance(value, dict):
+        return "from" if "from" in value else "touching"
+    if isinstance(value, TouchingDoc | FromDoc):
+        return "touching" if isinstance(value, TouchingDoc) else "from"
+    return None
+
+
+#: The forms of ``at`` (the union's tags are left out of problem paths).
+AT_FORMS = ("point", "touching", "from")
+
+At = Annotated[
+    Annotated[XY, Tag("point")]
+    | Annotated[TouchingDoc, Tag("touching")]
+    | Annotated[FromDoc, Tag("from")],
+    Discriminator(
+        _at_kind,
+        custom_error_type="at_form",
+        custom_error_message="must be [x, y], {touching: ID, ...} or {from: ID, ...}",
+    ),
+]
+
+
 class ModelDoc(Doc):
     """A model (G2)."""
 
     id: Ident
     name: Text | None = None
     side: Ident
-    at: XY
+    at: At
     base: NonNegative | None = Field(None, description="diameter; absent: 25 mm; 0/null: none")
     size: Text = "medium"
     height: NonNegative | None = None
@@ -152,6 +195,8 @@ class ScenarioDoc(HeaderDoc):
 
 
 DOCS: tuple[type[Doc], ...] = (
+    TouchingDoc,
+    FromDoc,
     ScenarioDoc,
     TerrainDoc,
     ModelDoc,
