@@ -5,7 +5,8 @@ problem instead of exhausting time or memory.
 - Size: at most :data:`MAX_BYTES` bytes (10 MB; ``max_bytes`` to change it).
 - YAML aliases and anchors are refused: a scenario never needs them, and nine levels of
   ten aliases make a few lines of text into a billion values (an "alias bomb").
-- Nesting: at most :data:`MAX_DEPTH` levels of mappings and lists.
+- Nesting: at most :data:`MAX_DEPTH` levels of mappings and lists, and at most
+  :data:`MAX_VALUES` values in all, counted before any value is built.
 - Numbers: YAML's ``1e3`` is the number 1000 (PyYAML alone reads it as a string);
   integers of more than 4,300 digits are refused (Python's own limit).
 """
@@ -14,6 +15,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import yaml
@@ -24,6 +26,9 @@ from arbitre.errors import Problem, ScenarioError
 MAX_BYTES = 10_000_000
 #: Deepest nesting of mappings and lists in a document.
 MAX_DEPTH = 40
+#: Most values (numbers, strings, lists, mappings) in a document: a table of 5,000 models
+#: holds under 100,000; building a million values from YAML takes a dozen seconds.
+MAX_VALUES = 500_000
 
 _BASE: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -57,8 +62,12 @@ def check_size(size: int, source: str | None, max_bytes: int = MAX_BYTES) -> Non
 def _yaml_events_ok(text: str, source: str | None) -> None:
     """Walk the YAML events once (a fast pass, no values built): refuse aliases, anchors
     and nesting deeper than :data:`MAX_DEPTH`."""
-    depth = 0
+    depth = values = 0
     for event in yaml.parse(text, Loader=_Loader):
+        if isinstance(event, yaml.NodeEvent):
+            values += 1
+            if values > MAX_VALUES:
+                raise ScenarioError([_too_many(event)], source=source)
         if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None):
             raise ScenarioError(
                 [
@@ -86,18 +95,29 @@ def _where(event: Any) -> str:
     return f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
 
 
+def _too_many(event: Any = None) -> Problem:
+    return Problem(
+        "", f"{_where(event)}more than {MAX_VALUES:,} values: far more than any table holds"
+    )
+
+
 def _depth_ok(doc: object, source: str | None) -> None:
-    """Refuse a parsed document nested deeper than :data:`MAX_DEPTH` (JSON)."""
+    """Refuse a parsed document nested deeper than :data:`MAX_DEPTH` or holding more than
+    :data:`MAX_VALUES` values (JSON, parsed fast in C before it is walked)."""
     level: list[tuple[object, int]] = [(doc, 1)]
+    values = 1
     while level:
         value, depth = level.pop()
-        if isinstance(value, dict | list):
-            if depth > MAX_DEPTH:
-                raise ScenarioError(
-                    [Problem("", f"nested more than {MAX_DEPTH} levels deep")], source=source
-                )
-            items = value.values() if isinstance(value, dict) else value
-            level.extend((v, depth + 1) for v in items if isinstance(v, dict | list))
+        if depth > MAX_DEPTH:
+            raise ScenarioError(
+                [Problem("", f"nested more than {MAX_DEPTH} levels deep")], source=source
+            )
+        items = value.values() if isinstance(value, dict) else value
+        assert isinstance(items, Iterable)
+        values += len(items) if isinstance(items, list) else len(value)  # type: ignore[arg-type]
+        if values > MAX_VALUES:
+            raise ScenarioError([_too_many()], source=source)
+        level.extend((v, depth + 1) for v in items if isinstance(v, dict | list))
 
 
 def parse(text: str, fmt: str | None, source: str | None) -> object:
@@ -110,7 +130,8 @@ def parse(text: str, fmt: str | None, source: str | None) -> object:
     json_error = None
     if fmt is None and re.match(r'\s*\{\s*"', text):
         fmt = "json"
-    if fmt == "json" or (fmt is None and text.lstrip().startswith(("{", "["))):
+    # JSON is YAML too, and far faster to read: a .yaml file written as JSON is read so
+    if fmt == "json" or text.lstrip().startswith(("{", "[")):
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
