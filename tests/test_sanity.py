@@ -62,10 +62,11 @@ def test_overlapping_bases_but_not_touching_ones() -> None:
 
 def test_inside_blocking_terrain_unless_said_so() -> None:
     assert warned("  - {id: a, side: r, at: [12, 12], base: 1}") == [
-        "models[0]: a stands inside blocking terrain ruin (say `inside: ruin` if it is in "
-        "that building)"
+        "models[0]: a stands inside blocking terrain ruin (in that building? say "
+        "`inside: ruin`, and `building: true` on it)"
     ]
-    assert warned("  - {id: a, side: r, at: [12, 12], base: 1, inside: ruin}") == []
+    inside = "  - {id: a, side: r, at: [12, 12], base: 1, inside: ruin}"
+    assert warned(inside) == []
 
 
 @pytest.mark.parametrize(("y", "warns"), [(20.8, True), (20.75, False), (20.9, False)])

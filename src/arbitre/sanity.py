@@ -113,7 +113,7 @@ def _inside_blocking(table: Table) -> list[Caution]:
                     _where(table, m.id),
                     (m.id, t.id),
                     f"{m.id} stands inside blocking terrain {t.id} "
-                    f"(say `inside: {t.id}` if it is in that building)",
+                    f"(in that building? say `inside: {t.id}`, and `building: true` on it)",
                 )
             )
     return out

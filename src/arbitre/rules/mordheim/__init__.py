@@ -33,7 +33,7 @@ from arbitre.errors import RulesError
 from arbitre.rules import schema
 from arbitre.rules.mordheim.priority import height, priority
 from arbitre.rules.mordheim.shot import Odds, Shot, ballistic_skill, need_text, rolled
-from arbitre.rules.mordheim.sight import check_buildings, los_rulings, measure
+from arbitre.rules.mordheim.sight import building_problems, check_buildings, los_rulings, measure
 from arbitre.rules.mordheim.target import (
     Draft,
     Engagements,
@@ -284,6 +284,19 @@ def _los(subject: object, request: LosRequest, *, options: MordheimOptions) -> l
     return los_rulings(table, request.pairs_on(table))
 
 
+def _check(subject: object) -> list[str]:
+    """What Mordheim's questions would refuse in a table: buildings (M5), BS values (M7)."""
+    if not isinstance(subject, Table):
+        return []
+    found = building_problems(subject)
+    for m in subject.models:
+        try:
+            ballistic_skill(m)
+        except RulesError as exc:
+            found.append(str(exc))
+    return found
+
+
 RULESET = Ruleset(
     name="mordheim",
     title="Mordheim shooting phase (M1-M12)",
@@ -307,4 +320,5 @@ RULESET = Ruleset(
         ),
     ),
     sight="S2",
+    check=_check,
 )

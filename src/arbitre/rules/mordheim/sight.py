@@ -170,20 +170,29 @@ def _clip(share: float) -> float:
 
 def check_buildings(table: Table) -> None:
     """M5: a model's ``inside`` must name a building of the table (an error otherwise)."""
+    problems = building_problems(table)
+    if problems:
+        raise RulesError(problems[0])
+
+
+def building_problems(table: Table) -> list[str]:
+    """M5: every model whose ``inside`` names no building of the table, and why."""
     pieces = {t.id: t for t in table.terrain}
+    found = []
     for m in table.models:
         if m.inside is None:
             continue
         if m.inside not in pieces:
             known = ", ".join(t.id for t in table.terrain if t.building) or "none"
-            raise RulesError(
+            found.append(
                 f"model {m.id!r} inside: unknown terrain id {m.inside!r} (buildings: {known})"
             )
-        if not pieces[m.inside].building:
-            raise RulesError(
+        elif not pieces[m.inside].building:
+            found.append(
                 f"model {m.id!r} inside: terrain {m.inside!r} is not a building "
                 "(give it building: true)"
             )
+    return found
 
 
 def seen_reason(table: Table, f: PairSight) -> Reason:
