@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -218,3 +220,143 @@ def test_python_dash_m_runs_the_cli() -> None:
     )
     assert done.returncode == 2
     assert done.stderr.strip().count("\n") == 0 and "nobody" in done.stderr
+
+
+# -- consistency: help, -O, --rules, --max-bytes, pictures ------------------------------------
+
+SQUARE = str(ROOT / "examples" / "mordheim-merchant-square.yaml")
+ACID = str(ROOT / "examples" / "breath-acid.yaml")
+WALL = str(ROOT / "examples" / "darkage-wall.yaml")
+#: Commands that read a scenario file, with arguments that make them answer.
+READING = {
+    "los": [DEMO],
+    "render": [DEMO, "-o", "x.svg"],
+    "validate": [DEMO],
+    "targets": [SQUARE, "captain"],
+    "shoot": [SQUARE, "captain", "night-runner", "--seed", "0"],
+    "breath": [ACID, "wyrm", "-w", "Acid cloud", "--angle", "0"],
+    "activation": [WALL, "L", "--ap", "3", "move"],
+}
+#: Commands where a ruleset option or the choice of a ruleset means something.
+RULED = ["los", "render", "targets", "shoot", "breath", "rolloff", "activation"]
+
+
+def _names() -> list[str]:
+    return [c.name or (c.callback.__name__ if c.callback else "") for c in app.registered_commands]
+
+
+@pytest.mark.parametrize("command", ["", *_names()])
+def test_help_has_no_type_placeholders(capsys: pytest.CaptureFixture[str], command: str) -> None:
+    code, out, _ = run(capsys, *([command] if command else []), "--help")
+    assert code == 0 and "Usage" in out
+    placeholder = re.compile(r"<(bool|str|int|float|path|list\[[^\]]*\]|[a-z]+,[a-z,]+)>")
+    assert not placeholder.search(out), placeholder.findall(out)
+
+
+@pytest.mark.parametrize("command", RULED)
+def test_options_and_rules_on_every_command_they_mean_something(
+    capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    _, out, _ = run(capsys, command, "--help")
+    assert "--option" in out and "-O" in out and "--rules" in out
+
+
+def test_rules_and_options_are_used(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, _ = run(capsys, "rolloff", "--rules", "darkage", "--seed", "1", "--json")
+    assert code == 0 and json.loads(out)["rules"] == "darkage"
+    code, _, err = run(capsys, "rolloff", "--rules", "mordheim")
+    assert code == 2 and "does not answer 'rolloff'" in err
+    code, _, err = run(capsys, "breath", *READING["breath"], "--rules", "frostgrave")
+    assert code == 2 and "does not answer 'breath'" in err
+    code, _, err = run(capsys, "los", DEMO, "--rules", "")
+    assert code == 2 and "unknown ruleset ''" in err
+    code, _, err = run(capsys, "demo", "-o", str(tmp_path / "d.svg"), "-O", "bogus=1")
+    assert code == 2 and "unknown option 'bogus'" in err and not list(tmp_path.iterdir())
+    code, _, err = run(capsys, "demo", "-o", str(tmp_path / "d.svg"), "-O", "grazing_blocks=true")
+    assert code == 0, err
+
+
+@pytest.mark.parametrize("command", sorted(READING))
+def test_max_bytes_on_every_command_that_reads_a_file(
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    command: str,
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = [command, *READING[command]]
+    code, _, err = run(capsys, *args, "--max-bytes", "64")
+    assert code == 2 and "more than the 64 read" in err and "\n" not in err.strip()
+    code, _, err = run(capsys, *args, "--max-bytes", "0")
+    assert code == 2 and "--max-bytes 0" in err
+    code, _, err = run(capsys, *args, "--max-bytes", "10000000")
+    assert code == 0, err
+
+
+def test_weapon_may_be_left_out_when_there_is_one(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "targets", SQUARE, "captain", "--json")
+    assert code == 0 and json.loads(out)["rulings"][0]["weapon"] == "Crossbow"
+    code, out, _ = run(capsys, "shoot", SQUARE, "captain", "night-runner", "-w", "crossbow")
+    assert code == 0 and "with Crossbow" in out
+    grape = str(ROOT / "examples" / "breath-grapeshot.yaml")
+    code, out, _ = run(capsys, "breath", grape, "gunner", "--angle", "0", "--json")
+    assert code == 0 and json.loads(out)["rulings"][0]["weapon"]["name"] == "Blunderbuss"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["render", DEMO, "-o", "{out}"],
+        ["demo", "-o", "{out}"],
+        ["breath", ACID, "wyrm", "-w", "Acid cloud", "--angle", "0", "--svg", "{out}"],
+    ],
+)
+@pytest.mark.parametrize("name", ["x.pdf", "x.svg.txt", "noext"])
+def test_pictures_refuse_an_extension_they_cannot_write(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, args: list[str], name: str
+) -> None:
+    out = tmp_path / name
+    code, _, err = run(capsys, *(a.replace("{out}", str(out)) for a in args))
+    assert code == 2 and "cannot write" in err and ".svg, or .png" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(shutil.which("rsvg-convert") is None, reason="rsvg-convert not installed")
+def test_render_writes_png_through_rsvg_convert(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    png = tmp_path / "t.png"
+    code, _, err = run(capsys, "render", DEMO, "-o", str(png), "--shooter", "archer")
+    assert code == 0, err
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.png"]  # no temporary file left
+
+
+def test_png_without_rsvg_convert_is_a_clear_error(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    code, _, err = run(capsys, "render", DEMO, "-o", str(tmp_path / "t.png"))
+    assert code == 2 and "rsvg-convert" in err and "librsvg2-bin" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_ids_with_markup_or_control_characters_print_and_draw(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import xml.etree.ElementTree as ET
+
+    odd = tmp_path / "odd.yaml"
+    odd.write_text(
+        "arbitre: 1\nrules: frostgrave\ntable: [100, 100]\nmodels:\n"
+        '  - {id: "[/x]\\u0001a", side: "[bold]", at: [10, 10]}\n'
+        "  - {id: b, side: s, at: [90, 90]}\n",
+        encoding="utf-8",
+    )
+    code, out, err = run(capsys, "los", str(odd))
+    assert code == 0, err
+    assert "[/x]" in out
+    svg = tmp_path / "odd.svg"
+    code, _, err = run(capsys, "render", str(odd), "-o", str(svg), "--shooter", "b")
+    assert code == 0, err
+    ET.fromstring(svg.read_text(encoding="utf-8"))  # well-formed XML

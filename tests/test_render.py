@@ -8,6 +8,7 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from arbitre.errors import RulesError
+from arbitre.faces.svg.draw import NAMED_COLOURS, clean
 from arbitre.faces.svg.table import BLOCKED, CLEAR, COVERED, render_table
 from arbitre.geometry import (
     CircleFootprint,
@@ -22,6 +23,7 @@ from arbitre.rules.ruling import LosRuling, Reason
 from arbitre.table import Model, Table, Terrain, Unit
 
 NS = "{http://www.w3.org/2000/svg}"
+RED, BLUE = NAMED_COLOURS["red"], NAMED_COLOURS["blue"]
 INCH = Unit("in", 25.4)
 
 
@@ -140,9 +142,9 @@ def test_terrain_kinds_windows_and_bases() -> None:
     assert models["a2"].find(f"{NS}circle").get("r") == "16"  # type: ignore[union-attr]
     assert models["ghost"].find(f"{NS}circle") is None  # F8: a point, drawn as a cross
     assert models["ghost"].find(f"{NS}path[@class='point']") is not None
-    # sides coloured in the order of table.sides()
+    # sides coloured by name: the side "red" red, "blue" blue, whatever the file order
     fills = {k: g.find(f"{NS}circle").get("fill") for k, g in models.items() if k != "ghost"}  # type: ignore[union-attr]
-    assert fills["a1"] == fills["a2"] != fills["b1"] == fills["b2"]
+    assert fills == {"a1": RED, "a2": RED, "b1": BLUE, "b2": BLUE}
 
 
 def test_lines_follow_the_rulings() -> None:
@@ -217,3 +219,18 @@ def test_empty_table() -> None:
     root = parse(render_table(Table(300, 200)))
     assert "Sides" not in texts(root) and "Terrain" not in texts(root)
     assert root.get("viewBox")
+
+
+def test_text_xml_refuses_is_replaced() -> None:
+    assert clean("a\x00b\x1fc\td\ne\ud800f\uffff") == "a\ufffdb\ufffdc\td\ne\ufffdf\ufffd"
+    assert clean("plain é ✓ 𝄞") == "plain é ✓ 𝄞"
+    odd = Model("x\x07", "s\x1b", Point(300, 450))
+    root = parse(render_table(table(odd), title="t\x00"))
+    assert "x\ufffd" in texts(root) and "t\ufffd" in texts(root)
+
+
+def test_the_shooters_cover_bonus_sits_beside_the_target() -> None:
+    root = parse(render_table(table(), rulings=RULINGS, shooter="a1"))
+    (bonus,) = [t for t in root.iter(f"{NS}text") if t.get("class") == "cover-bonus"]
+    x, y = float(bonus.get("x") or 0), float(bonus.get("y") or 0)
+    assert bonus.text == "+3" and 0 < abs(x - 400) + abs(y + 100) < 60  # near b1 (400, 100)

@@ -17,9 +17,11 @@ import typer
 
 from arbitre.errors import ArbitreError
 from arbitre.faces.cli import breath, darkage, mordheim, places, table
+from arbitre.faces.cli.common import Command, Group
 
 app = typer.Typer(
     name="arbitre",
+    cls=Group,
     help="A referee engine for skirmish miniature wargames.",
     no_args_is_help=True,
     add_completion=False,
@@ -28,6 +30,9 @@ app = typer.Typer(
 
 for _module in (table, mordheim, breath, darkage, places):
     _module.register(app)
+for _info in app.registered_commands:  # every command's help without type placeholders
+    if _info.cls is None or not issubclass(_info.cls, Command):
+        _info.cls = Command
 
 
 def arbitre_version() -> str:

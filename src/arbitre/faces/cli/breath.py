@@ -8,26 +8,33 @@
 from __future__ import annotations
 
 import itertools
+import secrets
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, TypeAlias
 
 import typer
-from rich import box
-from rich.table import Table as RichTable
 
 from arbitre.dice import Distribution
 from arbitre.errors import RulesError
 from arbitre.faces.cli.common import (
+    IO_PANEL,
+    MAX_BYTES,
     FileArg,
     JsonOpt,
+    MaxBytesOpt,
     OptionOpt,
-    SeedOpt,
+    RulesOpt,
     ask_file,
+    check_picture,
+    command,
+    esc,
     out,
     print_json,
-    write_text,
+    seed_line,
+    write_picture,
 )
+from arbitre.faces.cli.grid import Col, print_grid
 from arbitre.rules import Answer
 from arbitre.table import MM, Unit
 from arbitre.templates import Cone
@@ -71,8 +78,8 @@ def _weapon_line(r: BreathRuling) -> str:
     """The weapon's name, then its notation once: French, then English in brackets."""
     w = r.weapon
     head = f"{w.name} - " if w.name != w.french else ""
-    english = f"  [dim]({w.english})[/]" if w.english != w.french else ""
-    return f"[bold]{r.shooter}[/]: {head}{w.french}{english}"
+    english = f"  ({w.english})" if w.english != w.french else ""
+    return f"[bold]{esc(r.shooter)}[/]: {esc(head)}{esc(w.french)}{esc(english)}"
 
 
 def _template_line(unit: Unit, r: BreathRuling) -> str:
@@ -88,32 +95,29 @@ def _template_line(unit: Unit, r: BreathRuling) -> str:
     )
 
 
-def _victims_grid(unit: Unit, r: BreathRuling) -> RichTable:
+VICTIM_COLUMNS = (
+    Col("#"),
+    Col("model"),
+    Col("side"),
+    Col("dist", right=True),
+    Col("cover"),
+    Col("prot", right=True),
+    Col("p", right=True),
+)
+ROLLED_COLUMNS = (Col("mean", right=True), Col("p>=1", right=True), Col("p out", right=True))
+
+
+def _victims_grid(unit: Unit, r: BreathRuling) -> None:
     """The victims, nearest first: rank, distance, cover, Protection, odds."""
-    grid = RichTable(
-        title=f"Victims, nearest first ({sum(v.in_area for v in r.victims)} in "
-        f"the template; distances in {unit.name})",
-        box=box.SIMPLE_HEAD,
-        pad_edge=False,
-    )
     rolled = r.weapon.notation.rolls
-    cols = ["#", "model", "side", "dist", "cover", "prot", "p"]
-    cols += ["mean", "p>=1", "p out"] if rolled else []
-    for col in cols:  # numbers never wrap nor shrink; long names fold
-        names = col in ("model", "side")
-        grid.add_column(
-            col,
-            no_wrap=not names,
-            overflow="fold" if names else "ignore",
-            min_width=None if names else len(col),
-        )
+    rows = []
     for v in r.victims:
         num = (str(v.rank) + ("=" if v.tied_with else "")) if v.in_area else "B8"
         dist = f"{unit.from_mm(v.distance):.2f}" if v.distance is not None else "-"
         row = [
             num,
-            v.id,
-            v.side,
+            esc(v.id),
+            esc(v.side),
             dist,
             f"+{v.cover}" if v.cover else "-",
             str(v.protection),
@@ -121,8 +125,16 @@ def _victims_grid(unit: Unit, r: BreathRuling) -> RichTable:
         ]
         if rolled:
             row += [_num(v.mean), _pct(v.p_wounded), "" if v.p_out is None else _pct(v.p_out)]
-        grid.add_row(*row)
-    return grid
+        rows.append(row)
+    print_grid(
+        out,
+        VICTIM_COLUMNS + (ROLLED_COLUMNS if rolled else ()),
+        rows,
+        title=f"Victims, nearest first ({sum(v.in_area for v in r.victims)} in "
+        f"the template; distances in {unit.name})",
+        key=2,
+        joiner=" ",
+    )
 
 
 def print_ruling(unit: Unit, r: BreathRuling) -> None:
@@ -131,7 +143,7 @@ def print_ruling(unit: Unit, r: BreathRuling) -> None:
     out.print(_template_line(unit, r))
     if r.dice is not None:
         out.print(f"{r.dice} dice (Tir + 5) start the chain (B6)")
-    out.print(_victims_grid(unit, r))
+    _victims_grid(unit, r)
     rolled = r.weapon.notation.rolls
     if rolled:
         out.print(
@@ -140,7 +152,7 @@ def print_ruling(unit: Unit, r: BreathRuling) -> None:
         )
         out.print("exact law of HP lost (HP: chance; fractions in --json):")
         for v in r.victims:
-            out.print(f"  {v.id}: {_law(v.hp_lost)}")
+            out.print(f"  {esc(v.id)}: {_law(v.hp_lost)}")
     else:
         out.print(
             f"every model affected is [bold]{r.weapon.notation.state}[/]; nothing is rolled (B4)"
@@ -148,45 +160,60 @@ def print_ruling(unit: Unit, r: BreathRuling) -> None:
     for v in r.victims:
         if not v.in_area:
             out.print(
-                f"  {v.id}: reached by a melee spill from {', '.join(v.via)} "
+                f"  {esc(v.id)}: reached by a melee spill from {esc(', '.join(v.via))} "
                 f"({_pct(v.p_affected)}, B8)"
             )
     if r.shielded:
-        out.print(f"shielded by large terrain (B3): {', '.join(r.shielded)}")
+        out.print(f"shielded by large terrain (B3): {esc(', '.join(r.shielded))}")
     what = "affected" if not rolled else "HP lost"
     out.print(f"expected {what}, enemies minus friends: [bold]{float(r.value):.4g}[/] ({r.value})")
     for reason in r.reasons:
-        out.print(f"  [dim]{reason.rule:4}[/] {reason.text}")
+        out.print(f"  [dim]{esc(reason.rule):4}[/] {esc(reason.text)}")
 
 
 def print_roll(roll: BreathRoll) -> None:
     """The roll: what each model got, then every die of the log, grouped by label."""
-    grid = RichTable(title=f"Roll (seed {roll.log.seed}), in resolution order", box=box.SIMPLE_HEAD)
-    for col in ("step", "model", "dice", "hits", "HP lost", "via"):
-        grid.add_column(col)
-    for k, h in enumerate(roll.hits, start=1):
-        grid.add_row(
+    cols = (
+        Col("step"),
+        Col("model"),
+        Col("dice", right=True),
+        Col("hits", right=True),
+        Col("HP lost", right=True),
+        Col("via"),
+    )
+    rows = [
+        [
             str(k),
-            h.model,
+            esc(h.model),
             "-" if h.dice is None else str(h.dice),
             "-" if h.hits is None else str(h.hits),
-            h.state if h.state else str(h.hp_lost),
-            h.via or "",
-        )
-    out.print(grid)
+            esc(h.state) if h.state else str(h.hp_lost),
+            esc(h.via or ""),
+        ]
+        for k, h in enumerate(roll.hits, start=1)
+    ]
+    print_grid(
+        out,
+        cols,
+        rows,
+        title=f"Roll (seed {roll.log.seed}), in resolution order",
+        key=2,
+        joiner=" ",
+    )
     for label, group in itertools.groupby(roll.log.dice, key=lambda d: d.label):
         dice = list(group)
         sides = f"  [dim](d{dice[0].sides})[/]" if dice[0].sides != 6 else ""
-        out.print(f"  {label}: {' '.join(str(d.value) for d in dice)}{sides}")
+        out.print(f"  {esc(label)}: {' '.join(str(d.value) for d in dice)}{sides}")
+    out.print(seed_line(roll.log.seed))
 
 
 def _aim_line(a: Aim) -> str:
     ties = [g for g in a.ties if len(g) > 1]
-    extra = f" (tied: {'; '.join(', '.join(g) for g in ties)})" if ties else ""
+    extra = esc(f" (tied: {'; '.join(', '.join(g) for g in ties)})") if ties else ""
     return (
         f"{a.angle:.4g} degrees (any aim from {a.start % 360:.4g} to "
         f"{a.end % 360:.4g}, {a.width:.3g} degrees wide): value "
-        f"{float(a.value):.4g}; victims {', '.join(a.victims) or 'none'}{extra}"
+        f"{float(a.value):.4g}; victims {esc(', '.join(a.victims) or 'none')}{extra}"
     )
 
 
@@ -225,42 +252,86 @@ def _ask(
     return ask_file(file, "breath", shooter=shooter, weapon=weapon, **aim, **common)
 
 
+#: Help panel of the aim options (one of them is given).
+AIM_PANEL = "Aim (give one)"
+
 ShooterArg = Annotated[
-    str, typer.Argument(help="Id of the model that breathes.", show_default=False)
+    str,
+    typer.Argument(metavar="SHOOTER", help="Id of the model that breathes.", show_default=False),
 ]
 WeaponOpt = Annotated[
     str | None,
     typer.Option(
         "--weapon",
         "-w",
+        metavar="NAME",
         help="Breath weapon name, or a B4 notation such as "
         "'Souffle englobant (acide • puissance 5/2)' (default: the model's only one).",
         show_default=False,
     ),
 ]
 AngleOpt = Annotated[
-    float | None, typer.Option("--angle", help="Aim in degrees, counter-clockwise from +x.")
+    float | None,
+    typer.Option(
+        "--angle",
+        metavar="DEG",
+        help="Aim in degrees, counter-clockwise from +x.",
+        rich_help_panel=AIM_PANEL,
+    ),
 ]
 TowardOpt = Annotated[
-    str | None, typer.Option("--toward", help="Aim the cone's axis at this model's centre.")
+    str | None,
+    typer.Option(
+        "--toward",
+        metavar="ID",
+        help="Aim the cone's axis at this model's centre.",
+        rich_help_panel=AIM_PANEL,
+    ),
 ]
 BestOpt = Annotated[
     bool,
-    typer.Option("--best", help="Search every aim for the most HP lost by enemies minus friends."),
+    typer.Option(
+        "--best",
+        help="Search every aim for the most HP lost by enemies minus friends.",
+        rich_help_panel=AIM_PANEL,
+    ),
 ]
 BlastOpt = Annotated[
     str | None,
     typer.Option(
-        "--blast", help="A B10 blast instead of a cone: X,Y,RADIUS in the scenario's unit."
+        "--blast",
+        metavar="X,Y,R",
+        help="A B10 blast instead of a cone: X,Y,RADIUS in the scenario's unit.",
+        rich_help_panel=AIM_PANEL,
     ),
+]
+BreathSeedOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--seed",
+        metavar="N",
+        help="Roll with this seed (same seed, same roll).",
+        show_default=False,
+    ),
+]
+RollOpt = Annotated[
+    bool,
+    typer.Option("--roll", help="Roll it too, with a fresh seed (printed); --seed N rolls N."),
 ]
 OrderOpt = Annotated[
     str | None,
-    typer.Option("--order", help="The order given with the shot (B9: never Vae victis)."),
+    typer.Option(
+        "--order", metavar="ORDER", help="The order given with the shot (B9: never Vae victis)."
+    ),
 ]
 SvgOpt = Annotated[
     Path | None,
-    typer.Option("--svg", help="Also draw the table, the template and the victims to this SVG."),
+    typer.Option(
+        "--svg",
+        metavar="FILE",
+        help="Also draw the table, the template and the victims (.svg, or .png).",
+        rich_help_panel=IO_PANEL,
+    ),
 ]
 
 
@@ -272,20 +343,28 @@ def breath(
     toward: TowardOpt = None,
     best: BestOpt = False,
     blast: BlastOpt = None,
-    seed: SeedOpt = None,
+    roll: RollOpt = False,
+    seed: BreathSeedOpt = None,
     order: OrderOpt = None,
+    rules: RulesOpt = None,
     option: OptionOpt = None,
     svg: SvgOpt = None,
     as_json: JsonOpt = False,
+    max_bytes: MaxBytesOpt = MAX_BYTES,
 ) -> None:
-    """Rule a breath weapon (B1-B10): victims in order, exact odds of HP lost, a roll."""
+    """Rule a breath weapon (B1-B10): victims in order, exact odds of HP lost; rolled with
+    --roll or --seed."""
+    if svg is not None:
+        check_picture(svg)
+    if roll and seed is None:
+        seed = secrets.randbelow(2**32)
     table, answer = _ask(
         file,
         shooter,
         weapon,
         {"angle": angle, "toward": toward, "best": best},
         blast,
-        {"seed": seed, "order": order, "option": option},
+        {"seed": seed, "order": order, "rules": rules, "option": option, "max_bytes": max_bytes},
     )
     ruling = answer.ruling
     if svg is not None:
@@ -293,7 +372,8 @@ def breath(
         from arbitre.faces.svg.table import render_table
 
         title = f"{table.name + ': ' if table.name else ''}{ruling.weapon.name} of {shooter}"
-        write_text(svg, render_table(table, title=title, overlays=[breath_overlay(table, ruling)]))
+        picture = render_table(table, title=title, overlays=[breath_overlay(table, ruling)])
+        write_picture(svg, picture)
     if as_json:
         print_json(answer.to_json())
         return
@@ -303,12 +383,12 @@ def breath(
     if ruling.roll is not None:
         print_roll(ruling.roll)
     if svg is not None:
-        out.print(f"drawn: {svg}")
+        out.print(f"drawn: {esc(svg)}")
 
 
 def register(app: typer.Typer) -> None:
     """Add the ``breath`` command to ``app``."""
-    app.command("breath", rich_help_panel=PANEL)(breath)
+    command(app, breath, PANEL, "breath")
 
 
 __all__ = ["breath", "print_best", "print_roll", "print_ruling", "register"]

@@ -1,10 +1,20 @@
 """What every command module shares (a face): the common arguments, loading a file and
-asking the registry, JSON output, writing files. No rule lives here."""
+asking the registry, JSON output, writing files and pictures, help without type
+placeholders. No rule lives here.
+
+Tables for people are printed by :func:`arbitre.faces.cli.grid.print_grid`, which never
+cuts a value; ids and other user text go through :func:`esc` before they are printed as
+rich markup.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+import shutil
+import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -12,34 +22,76 @@ from typing import Annotated, Any
 import typer
 import yaml
 from rich.console import Console
+from rich.markup import escape
+from typer.core import TyperArgument, TyperCommand, TyperGroup
 
+from arbitre import reading, scenario
 from arbitre.errors import ArbitreError, RulesError
-from arbitre.files import load
+from arbitre.places import PlaceMap, is_places_document, places_from_dict
 from arbitre.rules import Answer, ask
+from arbitre.table import Table
 
-#: Human output: no highlighting guesses, long lines wrapped by the terminal.
+#: Human output: no highlighting guesses, long lines left whole (the terminal folds them).
 out = Console(highlight=False, soft_wrap=True)
 
-FileArg = Annotated[Path, typer.Argument(help="Scenario file (YAML or JSON).", show_default=False)]
+#: The help panel of the options every command shares.
+IO_PANEL = "Input and output"
+
+FileArg = Annotated[
+    Path,
+    typer.Argument(metavar="FILE", help="Scenario file (YAML or JSON).", show_default=False),
+]
 RulesOpt = Annotated[
     str | None,
-    typer.Option("--rules", help="Ruleset (default: the scenario's `rules`).", show_default=False),
+    typer.Option(
+        "--rules",
+        metavar="NAME",
+        help="Ruleset that answers (default: the scenario's `rules`).",
+        show_default=False,
+    ),
 ]
 OptionOpt = Annotated[
     list[str] | None,
     typer.Option(
         "--option",
         "-O",
-        help="Ruleset option NAME=VALUE over the file's (repeatable).",
+        metavar="NAME=VALUE",
+        help="Ruleset option over the file's (repeatable).",
         show_default=False,
     ),
 ]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON 2 instead of tables.")]
-ExplainOpt = Annotated[bool, typer.Option("--explain", help="Every reason in full.")]
+JsonOpt = Annotated[
+    bool,
+    typer.Option("--json", help="Print JSON 2 instead of tables.", rich_help_panel=IO_PANEL),
+]
+ExplainOpt = Annotated[
+    bool, typer.Option("--explain", help="Every reason in full.", rich_help_panel=IO_PANEL)
+]
 SeedOpt = Annotated[
     int | None,
-    typer.Option("--seed", help="Seed of the dice (same seed, same roll).", show_default=False),
+    typer.Option(
+        "--seed",
+        metavar="N",
+        help="Seed of the dice (same seed, same roll; default: a fresh one, printed).",
+        show_default=False,
+    ),
 ]
+MaxBytesOpt = Annotated[
+    int,
+    typer.Option(
+        "--max-bytes",
+        metavar="N",
+        help=f"Largest file read, in bytes (default {reading.MAX_BYTES:,}).",
+        show_default=False,
+        rich_help_panel=IO_PANEL,
+    ),
+]
+MAX_BYTES = reading.MAX_BYTES
+
+
+def esc(text: object) -> str:
+    """User text (an id, a name) made safe to print as rich markup."""
+    return escape(str(text))
 
 
 def print_json(doc: object) -> None:
@@ -61,17 +113,36 @@ def option_pairs(given: Sequence[str] | None) -> dict[str, object]:
     return values
 
 
+def load_file(file: Path, max_bytes: int = MAX_BYTES) -> Table | PlaceMap:
+    """The table or places map of ``file``, read once and at most ``max_bytes`` long."""
+    if max_bytes < 1:
+        raise RulesError(f"--max-bytes {max_bytes}: expected a number of bytes, at least 1")
+    doc, source = scenario.read_document(file, max_bytes=max_bytes)
+    if is_places_document(doc):
+        return places_from_dict(doc, source=source)
+    return scenario.from_dict(doc, source=source)
+
+
+def load_table(file: Path, command: str, max_bytes: int = MAX_BYTES) -> Table:
+    """The table of ``file``; a map of places is refused for ``command``."""
+    subject = load_file(file, max_bytes)
+    if not isinstance(subject, Table):
+        raise RulesError(f"{command} rules a table; {file} is a map of places")
+    return subject
+
+
 def ask_file(
     file: Path,
     question: str,
     *,
     rules: str | None = None,
     option: Sequence[str] | None = None,
+    max_bytes: int = MAX_BYTES,
     **request: Any,
 ) -> tuple[Any, Answer]:
     """Load ``file`` (a table or a places map), ask ``question`` of it through the registry
     with the ``-O`` options given; the subject and the answer."""
-    subject = load(file)
+    subject = load_file(file, max_bytes)
     return subject, ask(subject, question, rules=rules, options=option_pairs(option), **request)
 
 
@@ -91,7 +162,105 @@ def write_text(path: Path, text: str) -> None:
         raise ArbitreError(f"cannot write {path}: {exc.strerror or exc}") from None
 
 
+#: The picture files written, by extension (PNG through rsvg-convert).
+PICTURES = (".svg", ".png")
+
+
+def check_picture(path: Path) -> None:
+    """Refuse, before any work, a picture file whose extension cannot be written."""
+    if path.suffix.lower() not in PICTURES:
+        what = f"a {path.suffix!r} picture" if path.suffix else "a picture without an extension"
+        raise RulesError(
+            f"{path}: cannot write {what}; name it .svg, or .png (drawn through rsvg-convert)"
+        )
+
+
+def write_picture(path: Path, svg: str) -> None:
+    """Write the SVG document ``svg`` to ``path`` as SVG, or as PNG through
+    ``rsvg-convert`` (Debian ``librsvg2-bin``); nothing is written when that fails."""
+    check_picture(path)
+    if path.suffix.lower() == ".svg":
+        write_text(path, svg)
+        return
+    exe = shutil.which("rsvg-convert")
+    if exe is None:
+        raise ArbitreError(
+            f"cannot write {path}: PNG needs rsvg-convert (Debian: apt install librsvg2-bin); "
+            "or write .svg"
+        )
+    folder = path.parent if str(path.parent) else Path(".")
+    try:
+        fd, tmp = tempfile.mkstemp(suffix=".png", dir=folder)
+    except OSError as exc:
+        raise ArbitreError(f"cannot write {path}: {exc.strerror or exc}") from None
+    os.close(fd)
+    try:
+        done = subprocess.run(
+            [exe, "--format=png", "--output", tmp],
+            input=svg.encode("utf-8"),
+            capture_output=True,
+            timeout=120,
+            check=False,
+        )
+        if done.returncode != 0:
+            why = done.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise ArbitreError(f"cannot write {path}: rsvg-convert failed ({why[0][:200]})")
+        os.replace(tmp, path)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise ArbitreError(f"cannot write {path}: {exc}") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
 def print_reasons(reasons: Sequence[Any], indent: str = "  ") -> None:
     """Reasons (or refusals) one a line: the rule ID, then the words."""
     for r in reasons:
-        out.print(f"{indent}[dim]{r.rule:3}[/] {r.text}")
+        out.print(f"{indent}[dim]{esc(r.rule):3}[/] {esc(r.text)}")
+
+
+def seed_line(seed: int | None) -> str:
+    """How to roll the same dice again."""
+    return f"[dim]seed {seed} (--seed {seed} rolls it again)[/]"
+
+
+# -- help without type placeholders ------------------------------------------------------
+
+
+class _Argument(TyperArgument):
+    """An argument whose help shows its name only (no ``<str>``)."""
+
+    def display_type_rich(self, ctx: typer.Context) -> str | None:  # type: ignore[override]
+        return None
+
+
+def _plain(params: list[Any]) -> list[Any]:
+    """Help rows without type placeholders: flags show none, options their metavar (the
+    option's name in capitals where the command gives none), arguments their name."""
+    for p in params:
+        if isinstance(p, TyperArgument):
+            p.__class__ = _Argument
+            p.metavar = p.metavar or (p.name or "value").upper()
+        elif getattr(p, "param_type_name", "") == "option" and p.metavar is None:
+            flag = getattr(p, "is_flag", False) or getattr(p, "count", False)
+            p.metavar = "" if flag else (p.name or "value").upper()
+    return params
+
+
+class Command(TyperCommand):
+    """A command whose help shows no ``<bool>``/``<str>`` placeholders."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain(super().get_params(ctx))
+
+
+class Group(TyperGroup):
+    """The ``arbitre`` group, its help without type placeholders."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return _plain(super().get_params(ctx))
+
+
+def command(app: typer.Typer, fn: Callable[..., Any], panel: str, name: str | None = None) -> None:
+    """Add ``fn`` to ``app`` as a command in help panel ``panel``."""
+    app.command(name, cls=Command, rich_help_panel=panel)(fn)

@@ -12,33 +12,43 @@ from fractions import Fraction
 from typing import Annotated, Any
 
 import typer
-from rich import box
-from rich.table import Table as RichTable
 
 from arbitre.faces.cli.common import (
+    MAX_BYTES,
     ExplainOpt,
     FileArg,
     JsonOpt,
+    MaxBytesOpt,
     OptionOpt,
     RulesOpt,
     SeedOpt,
     ask_file,
+    command,
+    esc,
     out,
     print_reasons,
+    seed_line,
     show,
 )
+from arbitre.faces.cli.grid import Col, print_grid
 from arbitre.rules import Answer
 from arbitre.table import MM, Unit
 
 PANEL = "Mordheim"
 
-ShooterArg = Annotated[str, typer.Argument(help="The model that shoots.", show_default=False)]
-TargetArg = Annotated[str, typer.Argument(help="The model shot at.", show_default=False)]
+ShooterArg = Annotated[
+    str, typer.Argument(metavar="SHOOTER", help="The model that shoots.", show_default=False)
+]
+TargetArg = Annotated[
+    str, typer.Argument(metavar="TARGET", help="The model shot at.", show_default=False)
+]
 WeaponOpt = Annotated[
     str | None,
     typer.Option(
         "--weapon",
-        help="Missile weapon by name (default: the shooter's first).",
+        "-w",
+        metavar="NAME",
+        help="Missile weapon by name (default: the shooter's only or first one).",
         show_default=False,
     ),
 ]
@@ -46,6 +56,21 @@ WeaponOpt = Annotated[
 
 def _p(p: Fraction) -> str:
     return f"{p} ({float(p):.0%})" if p not in (0, 1) else str(p)
+
+
+COLUMNS = (
+    Col("target"),
+    Col("seen", right=True),
+    Col("dist", right=True),
+    Col("range"),
+    Col("cover"),
+    Col("large", "lg", "large target (M10)"),
+    Col("need"),
+    Col("hit", right=True),
+    Col("on cover", "cov", "hit on the cover (M9)", right=True),
+    Col("miss", right=True),
+    Col("legal"),
+)
 
 
 def _row(t: Any, unit: Unit) -> list[str]:
@@ -66,13 +91,13 @@ def _row(t: Any, unit: Unit) -> list[str]:
         ("[bold magenta]closest[/]" if t.closest else "[green]yes[/]") if t.legal else "[red]no[/]"
     )
     return [
-        t.target,
+        esc(t.target),
         f"{t.visible_fraction:.0%}" if t.visible else "[red]no[/]",
         f"{unit.from_mm(t.distance):.4g}",
         rng,
-        (", ".join(t.cover_pieces) or "yes") if t.in_cover else "",
+        esc(", ".join(t.cover_pieces) or "yes") if t.in_cover else "",
         "yes" if t.large else "",
-        t.need_text or "-",
+        esc(t.need_text or "-"),
         *odds,
         legal,
     ]
@@ -83,52 +108,37 @@ def print_targets(answer: Answer, *, explain: bool) -> None:
     under it each target's deciding reasons (every reason with ``explain``)."""
     ruling, unit = answer.ruling, answer.unit or MM
     w = ruling.weapon
-    arms = f"{w.name} {unit.length(w.range)}" if w and w.range else "no missile weapon"
+    arms = f"{esc(w.name)} {unit.length(w.range)}" if w and w.range else "no missile weapon"
     verdict = "[green]may shoot[/]" if ruling.may_shoot else "[red]may not shoot[/]"
     bs = "-" if ruling.bs is None else ruling.bs
-    out.print(f"[bold]{ruling.shooter}[/] ({ruling.side}), {arms}, BS {bs}: {verdict}")
+    out.print(f"[bold]{esc(ruling.shooter)}[/] ({esc(ruling.side)}), {arms}, BS {bs}: {verdict}")
     print_reasons(ruling.reasons)
-    grid = RichTable(
-        title=f"Targets of {ruling.shooter}, nearest first (unit: {unit.name}; "
+    print_grid(
+        out,
+        COLUMNS,
+        [_row(t, unit) for t in ruling.targets],
+        title=f"Targets of {esc(ruling.shooter)}, nearest first (unit: {unit.name}; "
         "hit, on cover, miss: exact odds)",
-        box=box.SIMPLE_HEAD,
-        title_justify="left",
-        pad_edge=False,
-        collapse_padding=True,
     )
-    for col in (
-        "target",
-        "seen",
-        "dist",
-        "range",
-        "cover",
-        "large",
-        "need",
-        "hit",
-        "on cover",
-        "miss",
-        "legal",
-    ):
-        grid.add_column(col, overflow="fold", no_wrap=True)
-    for t in ruling.targets:
-        grid.add_row(*_row(t, unit))
-    out.print(grid)
     for t in ruling.targets:
         verdict = "[green]legal[/]" if t.legal else "[red]not legal[/]"
-        out.print(f"[bold]{t.target}[/]: {verdict}")
+        out.print(f"[bold]{esc(t.target)}[/]: {verdict}")
         print_reasons(t.reasons if explain else t.deciding, "    ")
 
 
 def print_shot(answer: Answer) -> None:
     """The dice rolled, the outcome, the odds it had, and why (M4, M6, M7, M9, M11)."""
     result = answer.ruling
-    out.print(f"[bold]{result.shooter}[/] shoots [bold]{result.target}[/] with {result.weapon}")
+    out.print(
+        f"[bold]{esc(result.shooter)}[/] shoots [bold]{esc(result.target)}[/] "
+        f"with {esc(result.weapon)}"
+    )
     for d in result.log.dice:
-        out.print(f"  die: {d.label}: d{d.sides} = [bold]{d.value}[/]")
+        out.print(f"  die: {esc(d.label)}: d{d.sides} = [bold]{d.value}[/]")
     if not result.log.dice:
         out.print("  no dice: out of range")
     word = {
-        "hit": f"[green]HIT[/] {result.hit}",
+        "hit": f"[green]HIT[/] {esc(result.hit)}",
         "miss": "[red]MISS[/]",
         "hit_cover": "[yellow]HIT THE COVER[/]",
     }[result.outcome]
@@ -137,9 +147,9 @@ def print_shot(answer: Answer) -> None:
     shares = odds.allocation if len(odds.allocation) > 1 else ()
     out.print(
         f"  odds: hit {_p(odds.hit)}, cover {_p(odds.hit_cover)}, miss {_p(odds.miss)}"
-        + "".join(f"; {m} {_p(p)}" for m, p in shares)
+        + "".join(f"; {esc(m)} {_p(p)}" for m, p in shares)
     )
-    out.print(f"  seed {result.seed}")
+    out.print(f"  {seed_line(result.seed)}")
     print_reasons(result.reasons)
 
 
@@ -151,10 +161,17 @@ def targets(
     option: OptionOpt = None,
     explain: ExplainOpt = False,
     as_json: JsonOpt = False,
+    max_bytes: MaxBytesOpt = MAX_BYTES,
 ) -> None:
     """Whom a Mordheim shooter may shoot, the score it needs and its exact odds (M1-M10)."""
     _, answer = ask_file(
-        file, "targets", rules=rules, option=option, shooter=shooter, weapon=weapon
+        file,
+        "targets",
+        rules=rules,
+        option=option,
+        max_bytes=max_bytes,
+        shooter=shooter,
+        weapon=weapon,
     )
     show(answer, as_json, lambda a: print_targets(a, explain=explain))
 
@@ -168,6 +185,7 @@ def shoot(
     rules: RulesOpt = None,
     option: OptionOpt = None,
     as_json: JsonOpt = False,
+    max_bytes: MaxBytesOpt = MAX_BYTES,
 ) -> None:
     """Roll a Mordheim shot, every die logged (no --seed: a fresh one); refused if illegal."""
     _, answer = ask_file(
@@ -175,6 +193,7 @@ def shoot(
         "shoot",
         rules=rules,
         option=option,
+        max_bytes=max_bytes,
         shooter=shooter,
         target=target,
         weapon=weapon,
@@ -185,5 +204,5 @@ def shoot(
 
 def register(app: typer.Typer) -> None:
     """Add the Mordheim commands ``targets`` and ``shoot`` to ``app``."""
-    app.command(rich_help_panel=PANEL)(targets)
-    app.command(rich_help_panel=PANEL)(shoot)
+    command(app, targets, PANEL)
+    command(app, shoot, PANEL)

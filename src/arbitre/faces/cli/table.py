@@ -9,28 +9,35 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.table import Table as RichTable
 
 from arbitre import scenario
 from arbitre.errors import RulesError
 from arbitre.faces.cli.common import (
+    IO_PANEL,
+    MAX_BYTES,
     ExplainOpt,
     FileArg,
     JsonOpt,
+    MaxBytesOpt,
     OptionOpt,
     RulesOpt,
+    check_picture,
+    command,
+    esc,
+    load_file,
+    load_table,
     option_pairs,
     out,
     print_json,
+    print_reasons,
     show,
-    write_text,
+    write_picture,
 )
-from arbitre.files import load
+from arbitre.faces.cli.grid import Col, print_grid
 from arbitre.places import PlaceMap
 from arbitre.rules import RULESETS, Answer, ask, check_options, find_ruleset
 from arbitre.rules.ruling import LosRuling
 from arbitre.rules.schema import output_schema
-from arbitre.table import Table
 
 PANEL = "Tables"
 DEMO = "frostgrave-demo.yaml"
@@ -39,58 +46,75 @@ DEMO = "frostgrave-demo.yaml"
 def print_los(answer: Answer, *, explain: bool = False) -> None:
     """A table of rulings: one row a pair, the rules and pieces that decided it."""
     rulings: Sequence[LosRuling] = answer.rulings
-    grid = RichTable(title=f"Lines of sight ({answer.rules}, {len(rulings)} pairs)")
-    for col in ("shooter", "target", "visible", "cover", "base seen", "because"):
-        grid.add_column(col, overflow="fold")
-    for r in rulings:
-        seen = "" if r.visible_fraction is None else f"{r.visible_fraction:.0%}"
-        grid.add_row(
-            r.shooter,
-            r.target,
+    cols = (
+        Col("shooter"),
+        Col("target"),
+        Col("visible", "vis"),
+        Col("cover", "cov", right=True),
+        Col("base seen", "seen", right=True),
+        Col("because"),
+    )
+    rows = [
+        [
+            esc(r.shooter),
+            esc(r.target),
             "[green]yes[/]" if r.visible else "[red]no[/]",
             f"+{r.cover}" if r.cover else ("0" if r.visible else "-"),
-            seen,
-            r.because or "clear",
-        )
-    out.print(grid)
+            "" if r.visible_fraction is None else f"{r.visible_fraction:.0%}",
+            esc(r.because or "clear"),
+        ]
+        for r in rulings
+    ]
+    title = f"Lines of sight ({answer.rules}, {len(rulings)} pairs)"
+    print_grid(out, cols, rows, title=title, key=2, joiner=" -> ")
     if explain:
         for r in rulings:
             out.print(
-                f"[bold]{r.shooter} -> {r.target}[/]: {'visible' if r.visible else 'not visible'}"
+                f"[bold]{esc(r.shooter)} -> {esc(r.target)}[/]: "
+                f"{'visible' if r.visible else 'not visible'}"
                 + (f", cover +{r.cover}" if r.cover else "")
             )
-            for reason in r.reasons:
-                out.print(f"  {reason.rule:4} {reason.text}")
+            print_reasons(r.reasons)
 
 
-def _table(subject: Table | PlaceMap, command: str) -> Table:
-    if not isinstance(subject, Table):
-        raise RulesError(f"{command} rules a table; this file is a map of places")
-    return subject
+ShooterOpt = Annotated[
+    list[str] | None,
+    typer.Option("--shooter", metavar="ID", help="Shooter id (repeatable).", show_default=False),
+]
+TargetOpt = Annotated[
+    list[str] | None,
+    typer.Option("--target", metavar="ID", help="Target id (repeatable).", show_default=False),
+]
+PictureOpt = Annotated[
+    Path,
+    typer.Option(
+        "-o",
+        "--output",
+        metavar="FILE",
+        help="Picture to write: .svg, or .png (through rsvg-convert).",
+        show_default=False,
+        rich_help_panel=IO_PANEL,
+    ),
+]
 
 
 def los(
     file: FileArg,
     rules: RulesOpt = None,
-    shooter: Annotated[
-        list[str] | None,
-        typer.Option("--shooter", help="Shooter id (repeatable).", show_default=False),
-    ] = None,
-    target: Annotated[
-        list[str] | None,
-        typer.Option("--target", help="Target id (repeatable).", show_default=False),
-    ] = None,
+    shooter: ShooterOpt = None,
+    target: TargetOpt = None,
     all_pairs: Annotated[bool, typer.Option("--all", help="Same-side pairs too.")] = False,
     option: OptionOpt = None,
     explain: ExplainOpt = False,
     as_json: JsonOpt = False,
+    max_bytes: MaxBytesOpt = MAX_BYTES,
 ) -> None:
     """Rule every line of sight asked: visible or not, the cover, and why."""
-    table = _table(load(file), "los")
+    table = load_table(file, "los", max_bytes)
     answer = ask(
         table,
         "los",
-        rules=rules or table.rules or None,
+        rules=rules,
         options=option_pairs(option),
         shooter=tuple(shooter or ()),
         target=tuple(target or ()),
@@ -101,32 +125,32 @@ def los(
 
 def render(
     file: FileArg,
-    output: Annotated[
-        Path, typer.Option("-o", "--output", help="SVG file to write.", show_default=False)
-    ],
+    output: PictureOpt,
     shooter: Annotated[
         str | None,
-        typer.Option("--shooter", help="Draw this model's lines.", show_default=False),
+        typer.Option(
+            "--shooter", metavar="ID", help="Draw this model's lines.", show_default=False
+        ),
     ] = None,
     rules: RulesOpt = None,
     option: OptionOpt = None,
+    max_bytes: MaxBytesOpt = MAX_BYTES,
 ) -> None:
-    """Draw the table (or the map of places) to scale as SVG, a shooter's lines if asked."""
+    """Draw the table (or the map of places) to scale, a shooter's lines if asked."""
     from arbitre.faces.svg.overlays import overlays
     from arbitre.faces.svg.places import render_places
     from arbitre.faces.svg.table import render_table
 
-    subject = load(file)
+    check_picture(output)
+    subject = load_file(file, max_bytes)
     options = option_pairs(option)
     if isinstance(subject, PlaceMap):
-        write_text(output, render_places(subject, options=options))
-        out.print(f"wrote {output}")
+        write_picture(output, render_places(subject, options=options))
+        out.print(f"wrote {esc(output)}")
         return
     svg_rules, answer = None, None
     if shooter is not None:
-        answer = ask(
-            subject, "los", rules=rules or subject.rules or None, options=options, shooter=shooter
-        )
+        answer = ask(subject, "los", rules=rules, options=options, shooter=shooter)
         svg_rules = find_ruleset(answer.rules)
     svg = render_table(
         subject,
@@ -137,13 +161,13 @@ def render(
         else [],
         centre_lines=svg_rules is None or svg_rules.sight != "S3",
     )
-    write_text(output, svg)
-    out.print(f"wrote {output}")
+    write_picture(output, svg)
+    out.print(f"wrote {esc(output)}")
 
 
-def validate(file: FileArg) -> None:
+def validate(file: FileArg, max_bytes: MaxBytesOpt = MAX_BYTES) -> None:
     """Check a scenario file; print every problem with its path (exit 2 if any)."""
-    subject = load(file)
+    subject = load_file(file, max_bytes)
     problems: list[str] = []
     rules = getattr(subject, "rules", None)
     try:
@@ -158,10 +182,10 @@ def validate(file: FileArg) -> None:
     if problems:
         raise RulesError(f"{file}: " + "; ".join(problems))
     if isinstance(subject, PlaceMap):
-        out.print(f"{file}: ok (a map of {len(subject.places)} places)")
+        out.print(f"{esc(file)}: ok (a map of {len(subject.places)} places)")
     else:
         out.print(
-            f"{file}: ok ({len(subject.models)} models, {len(subject.terrain)} terrain pieces)"
+            f"{esc(file)}: ok ({len(subject.models)} models, {len(subject.terrain)} terrain pieces)"
         )
 
 
@@ -176,26 +200,38 @@ def schema(
 
 
 def demo(
-    output: Annotated[Path, typer.Option("-o", "--output", help="Where to write the SVG.")] = Path(
-        "arbitre-demo.svg"
-    ),
+    output: Annotated[
+        Path,
+        typer.Option(
+            "-o",
+            "--output",
+            metavar="FILE",
+            help="Where to draw the picture: .svg, or .png (through rsvg-convert).",
+            rich_help_panel=IO_PANEL,
+        ),
+    ] = Path("arbitre-demo.svg"),
+    option: OptionOpt = None,
 ) -> None:
     """Rule the bundled example table: one side's lines of sight against the other's."""
     from arbitre.faces.svg.table import render_table
 
+    check_picture(output)
     source = resources.files("arbitre") / "data" / DEMO
     table = scenario.loads(source.read_text(encoding="utf-8"), source=f"(bundled) {DEMO}")
     sides = table.sides()
     shooters = [m.id for m in table.models if m.side == sides[0]]
     targets = [m.id for m in table.models if m.side != sides[0]]
-    answer = ask(table, "los", shooter=tuple(shooters), target=tuple(targets))
-    out.print(
-        f"[bold]{table.name}[/] - {len(table.models)} models, {len(table.terrain)} terrain pieces"
+    answer = ask(
+        table, "los", options=option_pairs(option), shooter=tuple(shooters), target=tuple(targets)
     )
-    out.print(f"scenario: {source}")
+    out.print(
+        f"[bold]{esc(table.name)}[/] - {len(table.models)} models, "
+        f"{len(table.terrain)} terrain pieces"
+    )
+    out.print(f"scenario: {esc(source)}")
     print_los(answer)
     lead = shooters[0]
-    write_text(
+    write_picture(
         output,
         render_table(
             table,
@@ -204,10 +240,10 @@ def demo(
             title=f"{table.name}: lines of sight of {lead}",
         ),
     )
-    out.print(f"drawn: {output.resolve()} (lines of sight of {lead})")
+    out.print(f"drawn: {esc(output.resolve())} (lines of sight of {esc(lead)})")
 
 
 def register(app: typer.Typer) -> None:
     """Add the table commands to ``app``."""
-    for command in (los, render, validate, schema, demo):
-        app.command(rich_help_panel=PANEL)(command)
+    for fn in (los, render, validate, schema, demo):
+        command(app, fn, PANEL)

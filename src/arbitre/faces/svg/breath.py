@@ -39,10 +39,9 @@ def _mark(
     dashed: bool = False,
     label: str | None = None,
 ) -> Drawing:
-    """A ring around a model's base, maybe labelled at its centre."""
+    """A ring around a model's base, maybe labelled beside it (never over a base)."""
     m = table.model(ident)
     ring = circle_points(m.at, max(m.base.radius, 6 * u) + 3 * u)
-    mid = Point(m.at.x, m.at.y - 0.35 * 13 * u)  # the label centred on the base
     return Drawing(
         ring,
         closed=True,
@@ -50,7 +49,7 @@ def _mark(
         width_px=width,
         dashed=dashed,
         label=label,
-        label_at=mid if label else None,
+        label_owner=ident if label else None,
         label_colour=colour,
         title=title,
         cls=cls,

@@ -1,31 +1,35 @@
 """Dark Age pictures (a face): the D3 window of each line an observer asks, and the
 witness segment or the pieces closing the window, as an overlay of
-:mod:`arbitre.faces.svg.table`. Everything drawn is a field of the ``los`` rulings
-(``window``, ``witness``, ``visible``); nothing is ruled or measured here."""
+:mod:`arbitre.faces.svg.table`; and the size class of every model and piece (D4 decides
+by them), written after its id. Everything drawn is a field of the ``los`` rulings
+(``window``, ``witness``, ``visible``) or of the table (``size``); nothing is ruled or
+measured here."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from arbitre.faces.svg.legend import AREA_OPACITY
 from arbitre.faces.svg.overlays import overlay_for
 from arbitre.faces.svg.table import Drawing, Overlay
 from arbitre.geometry import Point
 from arbitre.rules import ask
 from arbitre.table import Table
 
-WINDOW, WITNESS, CLOSED = "#6a5acd", "#1b9e3e", "#d62020"
+WINDOW, WITNESS, CLOSED, SIZE = "#6a5acd", "#1b9e3e", "#d62020", "#4b3f8f"
 
 
 @overlay_for("darkage")
 def overlays(table: Table, shooter: str, *, options: Mapping[str, Any]) -> list[Overlay]:
     """The windows of ``shooter``'s lines of sight, as the ``los`` question rules them."""
     answer = ask(table, "los", rules="darkage", shooter=shooter, options=options)
-    return [overlay(answer.rulings)]
+    return [overlay(answer.rulings, table=table)]
 
 
-def overlay(rulings: Sequence[Any]) -> Overlay:
-    """Windows, witnesses and closed windows of the Dark Age rulings given (D3-D4)."""
+def overlay(rulings: Sequence[Any], *, table: Table | None = None) -> Overlay:
+    """Windows, witnesses and closed windows of the Dark Age rulings given (D3-D4); with
+    ``table``, the size class of each model and piece."""
     drawings: list[Drawing] = []
     for r in rulings:
         if r.window is None:
@@ -36,12 +40,13 @@ def overlay(rulings: Sequence[Any]) -> Overlay:
             Drawing(
                 (left[0], left[1], right[1], right[0]),
                 closed=True,
-                stroke=WINDOW,
+                stroke=colour,
                 fill=colour,
-                fill_opacity=0.08,
+                fill_opacity=AREA_OPACITY,
                 width_px=1.0,
                 cls="window",
-                title=f"D3 window {r.shooter} - {r.target}",
+                title=f"D3 window {r.shooter} - {r.target}"
+                + ("" if r.visible else " (closed, D4)"),
             )
         )
         for side in (left, right):
@@ -59,9 +64,18 @@ def overlay(rulings: Sequence[Any]) -> Overlay:
                     title=f"clear line {r.shooter} -> {r.target}",
                 )
             )
-    legend = (
-        ("dash", WINDOW, "window sides (D3)"),
-        ("line", WITNESS, "a clear line"),
-        ("swatch", CLOSED, "window closed (D4)"),
-    )
-    return Overlay(tuple(drawings), legend, "Dark Age")
+    drawn = [r for r in rulings if r.window is not None]
+    legend = [("dash", WINDOW, "window sides (D3)")] if drawn else []
+    if any(r.visible for r in drawn):
+        legend += [("area", WITNESS, "window open (D3)")]
+    if any(r.witness is not None for r in drawn):
+        legend += [("line", WITNESS, "a clear line (D3)")]
+    if any(not r.visible for r in drawn):
+        legend += [("area", CLOSED, "window closed (D4)")]
+    notes: tuple[tuple[str, str, str], ...] = ()
+    if table is not None:
+        things = [(m.id, m.size) for m in table.models] + [(t.id, t.size) for t in table.terrain]
+        notes = tuple((ident, size, SIZE) for ident, size in things)
+        if things:
+            legend += [("label", SIZE, f"{things[0][1]} size class (D4)")]
+    return Overlay(tuple(drawings), tuple(legend), "Dark Age", notes=notes)

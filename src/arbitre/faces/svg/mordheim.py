@@ -16,9 +16,10 @@ from typing import Any
 
 import shapely
 
+from arbitre.faces.svg.draw import INK
 from arbitre.faces.svg.draw import ring as circle_points
 from arbitre.faces.svg.overlays import overlay_for
-from arbitre.faces.svg.table import SCREEN_PX, Drawing, Overlay
+from arbitre.faces.svg.table import COVERED, SCREEN_PX, Drawing, Overlay
 from arbitre.geometry import Point
 from arbitre.rules import ask
 from arbitre.table import MM, Table, Unit
@@ -28,6 +29,8 @@ RULES = "mordheim"
 
 CLOSEST, LEGAL, NOT_LEGAL = "#e6007e", "#0f8f3c", "#a0a0a0"
 RANGE, HALF_RANGE, REFUSED, FIGHT = "#1f3a93", "#6c8ed4", "#d62020", "#5b2c06"
+#: The cover mark: the colour of lines in cover.
+COVER = COVERED
 
 
 @overlay_for(RULES)
@@ -90,8 +93,9 @@ def _fights(table: Table, ruling: Any, u: float) -> list[Drawing]:
     return drawings
 
 
-def _target(table: Table, t: Any, u: float) -> Drawing:
-    """M3-M7: the ring of one seen target, its legality by colour, its score beside it."""
+def _target(table: Table, t: Any, u: float) -> list[Drawing]:
+    """M3-M7: the ring of one seen target, its legality by colour, its score above it and,
+    in cover (M8), what the cover does to the roll beside it."""
     m = table.model(t.target)
     colour = CLOSEST if t.closest else LEGAL if t.legal else NOT_LEGAL
     kind = "closest" if t.closest else "legal" if t.legal else "not-legal"
@@ -102,18 +106,41 @@ def _target(table: Table, t: Any, u: float) -> Drawing:
         else [f"M7 {t.need_text}" + ("" if t.odds is None else f", p {t.odds.hit}")]
     )
     why = "; ".join([*score, *(f"{x.rule} {x.text}" for x in t.deciding)])
-    return Drawing(
-        circle_points(m.at, r),
-        closed=True,
-        stroke=colour,
-        width_px=4.5 if t.closest else 3.0,
-        dashed=not t.legal,
-        label=t.need_short or "?",
-        label_at=Point(m.at.x, m.at.y + r + 6 * u),
-        label_colour=colour,
-        title=f"{t.target}: {why}",
-        cls=f"mordheim-target {kind}",
-    )
+    drawn = [
+        Drawing(
+            circle_points(m.at, r),
+            closed=True,
+            stroke=colour,
+            width_px=4.5 if t.closest else 3.0,
+            dashed=not t.legal,
+            label=t.need_short or "?",
+            label_owner=t.target,
+            label_towards=(0.0, -1.0),
+            label_colour=colour,
+            title=f"{t.target}: {why}",
+            cls=f"mordheim-target {kind}",
+        )
+    ]
+    if t.in_cover:
+        drawn.append(
+            Drawing(
+                (),
+                label=cover_text(t),
+                label_owner=t.target,
+                label_colour=COVER,
+                title=f"{t.target}: in cover (M8)",
+                cls="mordheim-cover",
+            )
+        )
+    return drawn
+
+
+def cover_text(t: Any) -> str:
+    """What cover does to the roll to hit, as the ruling's M7 ``modifiers`` give it
+    (``-1``); the word ``cover`` where the ruling gives no modifiers."""
+    mods = dict(getattr(t, "modifiers", ()) or ())
+    value = mods.get("cover")
+    return "cover" if not isinstance(value, int) else f"{value:+d}"
 
 
 def overlay(table: Table, ruling: Any, unit: Unit = MM) -> Overlay:
@@ -123,26 +150,38 @@ def overlay(table: Table, ruling: Any, unit: Unit = MM) -> Overlay:
     drawings += _fights(table, ruling, u)
     if ruling.fights:
         legend.append(("dash", FIGHT, "close combat (M4)"))
-    drawings += [_target(table, t, u) for t in ruling.targets if t.visible]
+    seen = [t for t in ruling.targets if t.visible]
+    for t in seen:
+        drawings += _target(table, t, u)
     legend.insert(
         0,
         (
-            "line",
+            "note",
             LEGAL if ruling.may_shoot else REFUSED,
             "may shoot (M1)" if ruling.may_shoot else "may NOT shoot (M1)",
         ),
     )
     if ruling.elevated:
-        legend.append(("line", LEGAL, "elevated: free pick (M5)"))
+        legend.append(("note", LEGAL, "elevated: free pick (M5)"))
+    kinds = {"closest" if t.closest else "legal" if t.legal else "not" for t in seen}
     legend += [
-        ("ring", CLOSEST, "closest: must take (M3)"),
-        ("ring", LEGAL, "legal target (M3-M5)"),
-        ("ring", NOT_LEGAL, "seen, not legal"),
-        ("line", LEGAL, "4+: score to hit (M7)"),
+        row
+        for kind, row in (
+            ("closest", ("ring", CLOSEST, "closest: must take (M3)")),
+            ("legal", ("ring", LEGAL, "legal target (M3-M5)")),
+            ("not", ("ring", NOT_LEGAL, "seen, not legal")),
+        )
+        if kind in kinds
     ]
+    if any(t.need_short for t in seen):
+        legend.append(("label", INK, "4+ score to hit (M7)"))
+    covered = [cover_text(t) for t in seen if t.in_cover]
+    if covered:
+        legend.append(("label", COVER, f"{covered[0]} in cover (M8)"))
     for reason in ruling.refusals:
-        legend.append(("line", REFUSED, f"{reason.rule}: {_short(reason.text, 22)}"))
-    return Overlay(tuple(drawings), tuple(legend), _short(f"Mordheim: {ruling.shooter}", 24))
+        legend.append(("note", REFUSED, f"{reason.rule}: {_short(reason.text, 22)}"))
+    title = _short(f"Mordheim: {ruling.shooter}", 24)
+    return Overlay(tuple(drawings), tuple(legend), title, cover_labels=False)
 
 
 def _short(text: str, n: int) -> str:

@@ -9,26 +9,24 @@ side's colour numbered by arrival order, with their obstruction there. A line jo
 adjacent places (P1), with a badge for each junction on it (P4).
 
 Places stating ``at: [x, y]`` are drawn there (y up, any unit: only proportions count);
-the others are laid out by a force-directed layout with a fixed seed, so a map always
-draws the same. Cards are then pushed apart until none overlaps.
+the others are laid out next to their neighbours on a lattice of cards
+(:mod:`~arbitre.faces.svg.places_layout`: deterministic, linear, no scipy), so a map always
+draws the same and no card overlaps another.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
+import re
 import xml.etree.ElementTree as ET
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from typing import Any
 
-import networkx as nx  # type: ignore[import-untyped, unused-ignore]
-
+from arbitre.faces.svg.places_layout import CARD_H, CARD_W, lattice
 from arbitre.places import Junction, PlaceMap
 from arbitre.rules import ask
 
-#: Card size and gaps, in pixels.
-CARD_W, CARD_H, GAP = 200.0, 124.0, 70.0
-SEED, TRIES = 3, 12
 SIDE_COLOURS = (
     "#2f6fd0",
     "#c0392b",
@@ -39,8 +37,10 @@ SIDE_COLOURS = (
     "#e8c31a",
     "#7f7f7f",
 )
-#: Card fill by the root of a place's lineage (its family in the seed's table).
+#: Card fill by the root of a place's lineage (its family in the seed's table), and the
+#: family's English name for the legend.
 FAMILY_FILL = {"Forêt": "#d5ecc2", "Ville": "#f3dcc0", "Ruine": "#dedbd5", "Plaine": "#f4f1b8"}
+FAMILY_NAME = {"Forêt": "forest", "Ville": "town", "Ruine": "ruin", "Plaine": "plain"}
 DEFAULT_FILL, INK, EDGE = "#f6f1e3", "#1a1a1a", "#6b6257"
 JUNCTION_FILL = {
     "move": "#ffd7a8",
@@ -48,6 +48,15 @@ JUNCTION_FILL = {
     "blocked": "#ffb3b3",
     "bleeding": "#f2b3d9",
 }
+#: What each junction colour means, as the legend says it.
+JUNCTION_MEANING = {
+    "move": "cost +N: to cross when moving",
+    "ranged": "shots -N: attack score",
+    "blocked": "no shots across it",
+    "bleeding": "bleeding N when crossed",
+}
+#: Characters XML 1.0 does not allow, drawn as U+FFFD.
+NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 #: A side named after a colour is drawn in it.
@@ -69,12 +78,14 @@ NAMED_COLOURS = {
 
 
 def side_colours(sides: tuple[str, ...]) -> dict[str, str]:
-    """A colour per side: its own if it is named after one, else the next unused one."""
+    """A colour per side, stable by side name (not by file order): its own if it is named
+    after one, else the palette colour its name hashes to, the next unused one when that
+    is taken (sides taken in name order); grey when the palette is used up."""
     out = {s: NAMED_COLOURS[s.lower()] for s in sides if s.lower() in NAMED_COLOURS}
-    free = iter(c for c in SIDE_COLOURS if c not in out.values())
-    for s in sides:
-        if s not in out:
-            out[s] = next(free, "#7f7f7f")
+    for s in sorted(set(sides) - set(out)):
+        start = zlib.crc32(s.encode("utf-8", "surrogatepass")) % len(SIDE_COLOURS)
+        turn = SIDE_COLOURS[start:] + SIDE_COLOURS[:start]
+        out[s] = next((c for c in turn if c not in out.values()), "#7f7f7f")
     return {s: out[s] for s in sides}
 
 
@@ -83,93 +94,20 @@ def _f(v: float) -> str:
 
 
 def layout(placemap: PlaceMap) -> dict[str, tuple[float, float]]:
-    """Card centres in pixels (SVG y down): stated ``at`` kept in proportion, the rest by
-    a seeded spring layout, then cards pushed apart until none overlaps."""
-    graph = placemap.graph
-    given = {p.id: p.at for p in placemap.places if p.at is not None}
-    if len(given) == len(placemap.places):
-        return _place_cards(
-            placemap, {k: (float(x), float(y)) for k, (x, y) in given.items()}, set(given)
-        )
-    fixed = list(given) or None
-    best: tuple[int, int] | None = None
-    tries = TRIES if len(graph) <= 25 else 3  # big maps: fewer tries, each is slower
-    for seed in range(SEED, SEED + tries):
-        pos = nx.spring_layout(
-            graph,
-            seed=seed,
-            pos=given or None,
-            fixed=fixed,
-            k=None if given else 1.6 / math.sqrt(max(1, len(graph))),
-        )
-        raw = {k: (float(v[0]), float(v[1])) for k, v in pos.items()}
-        cards = _place_cards(placemap, raw, set(given))
-        score = (_clutter(placemap, cards), seed)
-        if best is None or score < best:
-            best, chosen = score, cards
-    return chosen
-
-
-def _clutter(placemap: PlaceMap, pos: dict[str, tuple[float, float]]) -> int:
-    """How hard a layout is to read: ways passing under another card count 10, ways
-    crossing each other 1."""
-    score = 0
-    segments = [(a, b, pos[a], pos[b]) for a, b in placemap.adjacent]
-    for a, b, p, q in segments:
-        for c, (cx, cy) in pos.items():
-            if c not in (a, b) and _meets_box(p, q, cx, cy):
-                score += 10
-    for (a, b, p, q), (c, d, r, t) in itertools.combinations(segments, 2):
-        if not {a, b} & {c, d} and _cross(p, q, r, t):
-            score += 1
-    return score
-
-
-def _meets_box(p: tuple[float, float], q: tuple[float, float], cx: float, cy: float) -> bool:
-    """Whether segment pq enters the card centred at (cx, cy), a margin around it included."""
-    lo, hi = 0.0, 1.0
-    for a, d, low, high in (
-        (p[0], q[0] - p[0], cx - CARD_W / 2 - 8, cx + CARD_W / 2 + 8),
-        (p[1], q[1] - p[1], cy - CARD_H / 2 - 8, cy + CARD_H / 2 + 8),
-    ):
-        if d == 0:
-            if not low <= a <= high:
-                return False
-            continue
-        t1, t2 = sorted(((low - a) / d, (high - a) / d))
-        lo, hi = max(lo, t1), min(hi, t2)
-    return lo < hi
-
-
-def _cross(
-    p: tuple[float, float], q: tuple[float, float], r: tuple[float, float], t: tuple[float, float]
-) -> bool:
-    def side(a: tuple[float, float], b: tuple[float, float], c: tuple[float, float]) -> float:
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
-
-    return side(p, q, r) * side(p, q, t) < 0 and side(r, t, p) * side(r, t, q) < 0
-
-
-def _place_cards(
-    placemap: PlaceMap, raw: dict[str, tuple[float, float]], given: set[str]
-) -> dict[str, tuple[float, float]]:
-    """Scale layout positions to pixels, push cards apart, make room for junction badges."""
-    xs = [x for x, _ in raw.values()]
-    ys = [y for _, y in raw.values()]
-    span = max(max(xs) - min(xs), max(ys) - min(ys)) or 1.0
-    # Scale so that the map is about sqrt(n) cards across, then separate the cards.
-    side = math.sqrt(len(raw)) * (CARD_W + GAP)
-    pts = {
-        k: [(x - min(xs)) / span * side, (max(ys) - y) / span * side] for k, (x, y) in raw.items()
-    }
-    _separate(pts, keep=given if len(given) < len(raw) else set())
+    """Card centres in pixels (SVG y down): the lattice layout of
+    :mod:`~arbitre.faces.svg.places_layout` (stated ``at`` kept in proportion, the rest
+    laid out next to their neighbours, never overlapping), then the map grown, across or
+    down, until the junction badges of every way fit between its cards."""
+    pts = lattice(placemap)
     rooms = [_room(placemap, pts, a, b) for a, b in placemap.adjacent]
     gx = max([f for f, horizontal in rooms if horizontal], default=1.0)
     gy = max([f for f, horizontal in rooms if not horizontal], default=1.0)
-    return {k: (v[0] * gx, v[1] * gy) for k, v in pts.items()}
+    return {k: (x * gx, y * gy) for k, (x, y) in pts.items()}
 
 
-def _room(placemap: PlaceMap, pts: dict[str, list[float]], a: str, b: str) -> tuple[float, bool]:
+def _room(
+    placemap: PlaceMap, pts: Mapping[str, tuple[float, float]], a: str, b: str
+) -> tuple[float, bool]:
     """How much the map must grow, across or down, for the junction badges of a way to
     fit between its cards; and whether the way runs more across than down."""
     js = placemap.junctions_between(a, b)
@@ -185,35 +123,6 @@ def _room(placemap: PlaceMap, pts: dict[str, list[float]], a: str, b: str) -> tu
     cos, sin = abs(bx - ax) / length, abs(by - ay) / length
     need = cos * w + sin * h + 24
     return max(1.0, (need + inside) / length), horizontal
-
-
-def _separate(pts: dict[str, list[float]], keep: set[str] | None = None) -> None:
-    """Push overlapping cards apart along the axis of least overlap (deterministic)."""
-    ids = sorted(pts)
-    need_x, need_y = CARD_W + GAP * 0.6, CARD_H + GAP * 0.6
-    for _ in range(400):
-        moved = False
-        for i, a in enumerate(ids):
-            for b in ids[i + 1 :]:
-                dx = pts[b][0] - pts[a][0]
-                dy = pts[b][1] - pts[a][1]
-                ox, oy = need_x - abs(dx), need_y - abs(dy)
-                if ox <= 0 or oy <= 0:
-                    continue
-                moved = True
-                share = (0.0 if keep and a in keep else 0.5, 0.0 if keep and b in keep else 0.5)
-                if share == (0.0, 0.0):
-                    share = (0.5, 0.5)
-                if ox / need_x < oy / need_y:
-                    sign = 1.0 if dx >= 0 else -1.0
-                    pts[a][0] -= sign * ox * share[0] * 1.02
-                    pts[b][0] += sign * ox * share[1] * 1.02
-                else:
-                    sign = 1.0 if dy >= 0 else -1.0
-                    pts[a][1] -= sign * oy * share[0] * 1.02
-                    pts[b][1] += sign * oy * share[1] * 1.02
-        if not moved:
-            return
 
 
 def junction_badge(j: Junction) -> tuple[str, str, str]:
@@ -236,6 +145,10 @@ def junction_badge(j: Junction) -> tuple[str, str, str]:
 def _family(ruling: Any) -> str:
     """The root of a place's lineage (its family in the seed's table), from its ruling."""
     return (ruling.lineage[-1] if ruling.lineage else ruling.type) or ""
+
+
+def _fill(ruling: Any) -> str:
+    return FAMILY_FILL.get(_family(ruling), DEFAULT_FILL)
 
 
 def _text(
@@ -278,15 +191,16 @@ def render_places(
         p.id: ask(placemap, "place", options=options, place=p.id).ruling for p in placemap.places
     }
     pos = layout(placemap)
-    sides = placemap.sides()
-    colour = side_colours(sides)
+    colour = side_colours(placemap.sides())
     xs = [x for x, _ in pos.values()]
     ys = [y for _, y in pos.values()]
     heading = placemap.name if title is None else title
     left, top = min(xs) - CARD_W / 2 - 20, min(ys) - CARD_H / 2 - (56 if heading else 20)
     legend_x = max(xs) + CARD_W / 2 + 40
+    legend = ET.Element("g", {"class": "legend"})
+    bottom = _legend(legend, placemap, rulings, colour, legend_x, top + (56 if heading else 20))
     width = legend_x + 300 - left
-    height = max(max(ys) + CARD_H / 2 + 30 - top, 420.0)
+    height = max(max(ys) + CARD_H / 2 + 30, bottom + 20) - top
     svg = ET.Element(
         "svg",
         {
@@ -309,14 +223,115 @@ def render_places(
     cards = ET.SubElement(svg, "g", {"class": "places"})
     for p in placemap.places:
         _card(cards, rulings[p.id], pos[p.id], colour)
-    _legend(svg, placemap, colour, legend_x, top + (56 if heading else 20))
-    return ET.tostring(svg, encoding="unicode")
+    svg.append(legend)
+    return ET.tostring(_xml_safe(svg), encoding="unicode")
+
+
+def _xml_safe(svg: ET.Element) -> ET.Element:
+    """Every text and attribute without the characters XML 1.0 forbids (a map built
+    through the API may hold them in its ids), so the document is always well-formed."""
+    for el in svg.iter():
+        if el.text and NOT_XML.search(el.text):
+            el.text = NOT_XML.sub("\ufffd", el.text)
+        for key, value in el.attrib.items():
+            if NOT_XML.search(value):
+                el.set(key, NOT_XML.sub("\ufffd", value))
+    return svg
+
+
+class _Boxes:
+    """Boxes (x0, y0, x1, y1) bucketed on a grid, to find those a box meets quickly."""
+
+    CELL = 256.0
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+
+    def _keys(self, box: tuple[float, float, float, float]) -> Iterator[tuple[int, int]]:
+        c = self.CELL
+        for i in range(math.floor(box[0] / c), math.floor(box[2] / c) + 1):
+            for j in range(math.floor(box[1] / c), math.floor(box[3] / c) + 1):
+                yield i, j
+
+    def add(self, box: tuple[float, float, float, float]) -> None:
+        for key in self._keys(box):
+            self.cells.setdefault(key, []).append(box)
+
+    def overlap(self, box: tuple[float, float, float, float]) -> float:
+        """The area of ``box`` covered by the boxes added (each counted once)."""
+        seen = {b for key in self._keys(box) for b in self.cells.get(key, ())}
+        return sum(
+            max(0.0, min(box[2], b[2]) - max(box[0], b[0]))
+            * max(0.0, min(box[3], b[3]) - max(box[1], b[1]))
+            for b in seen
+        )
+
+
+#: Where along the visible part of a way its badges may go, in order of preference.
+BADGE_AT = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
+
+
+#: How far off its way a badge may go (past half its own size), on a leader line.
+BADGE_OFF = (16.0, 40.0, 70.0)
+
+#: Where the badges of a way go: their centre, and the point of the way a leader line
+#: joins them to when they had to leave it (None when they sit on it).
+Spot = tuple[tuple[float, float], tuple[float, float] | None]
+
+
+def _badge_candidates(
+    ends: tuple[float, float, float, float], w: float, h: float
+) -> Iterator[tuple[tuple[float, float], tuple[float, float] | None]]:
+    """Spots for a stack of badges w x h on a way: along it, then off it on each side."""
+    x1, y1, x2, y2 = ends
+    for t in BADGE_AT:
+        yield (x1 + (x2 - x1) * t, y1 + (y2 - y1) * t), None
+    length = math.hypot(x2 - x1, y2 - y1) or 1.0
+    nx, ny = -(y2 - y1) / length, (x2 - x1) / length  # a unit normal
+    reach = abs(nx) * w / 2 + abs(ny) * h / 2  # half the stack's extent along the normal
+    for off in BADGE_OFF:
+        for t in BADGE_AT:
+            px, py = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
+            for side in (1.0, -1.0):
+                d = side * (reach + off)
+                yield (px + nx * d, py + ny * d), (px, py)
+
+
+def _badge_spots(
+    placemap: PlaceMap, pos: Mapping[str, tuple[float, float]]
+) -> dict[tuple[str, str], Spot]:
+    """Where the badges of each way with junctions go: the first spot along it where they
+    cover no card and no badge placed before; else the first such spot off the way (a
+    leader line joins them to it); else the least covered spot."""
+    cards, badges = _Boxes(), _Boxes()
+    for x, y in pos.values():
+        cards.add((x - CARD_W / 2 - 4, y - CARD_H / 2 - 4, x + CARD_W / 2 + 4, y + CARD_H / 2 + 4))
+    spots: dict[tuple[str, str], Spot] = {}
+    for a, b in placemap.adjacent:
+        js = placemap.junctions_between(a, b)
+        if not js:
+            continue
+        w, h = max(_badge_size(j)[0] for j in js) + 6, 34.0 * len(js)
+        best: tuple[float, Spot] | None = None
+        for (cx, cy), anchor in _badge_candidates(_edge_ends(pos[a], pos[b]), w, h):
+            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+            cost = cards.overlap(box) + badges.overlap(box)
+            if best is None or cost < best[0]:
+                best = (cost, ((cx, cy), anchor))
+            if cost == 0:
+                break
+        assert best is not None
+        (cx, cy), _ = spots[a, b] = best[1]
+        badges.add((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
+    return spots
 
 
 def _ways(svg: ET.Element, placemap: PlaceMap, pos: dict[str, tuple[float, float]]) -> None:
-    """A line for each way between adjacent places (P1), a badge for each junction (P4)."""
+    """A line for each way between adjacent places (P1), a badge for each junction (P4)
+    where it covers no card and no other badge."""
     edges = ET.SubElement(svg, "g", {"class": "ways"})
     badges = ET.SubElement(svg, "g", {"class": "junctions"})
+    spots = _badge_spots(placemap, pos)
     for a, b in placemap.adjacent:
         x1, y1, x2, y2 = _edge_ends(pos[a], pos[b])
         js = placemap.junctions_between(a, b)
@@ -335,9 +350,25 @@ def _ways(svg: ET.Element, placemap: PlaceMap, pos: dict[str, tuple[float, float
                 "stroke-linecap": "round",
             },
         )
-        mx, my = (x1 + x2) / 2, (y1 + y2) / 2
-        for k, j in enumerate(js):
-            _badge(badges, j, mx, my + (k - (len(js) - 1) / 2) * 34)
+        if js:
+            (mx, my), anchor = spots[a, b]
+            if anchor is not None:
+                ET.SubElement(
+                    edges,
+                    "line",
+                    {
+                        "class": "leader",
+                        "x1": _f(anchor[0]),
+                        "y1": _f(anchor[1]),
+                        "x2": _f(mx),
+                        "y2": _f(my),
+                        "stroke": EDGE,
+                        "stroke-width": "1.5",
+                        "stroke-dasharray": "4 3",
+                    },
+                )
+            for k, j in enumerate(js):
+                _badge(badges, j, mx, my + (k - (len(js) - 1) / 2) * 34)
 
 
 def _badge_size(j: Junction) -> tuple[float, float]:
@@ -379,7 +410,7 @@ def _card(g: ET.Element, ruling: Any, at: tuple[float, float], colour: dict[str,
     text_w = CARD_W - 62
     el = ET.SubElement(g, "g", {"class": "place", "data-id": ruling.place})
     ET.SubElement(el, "title").text = f"{ruling.place}: {ruling.type or 'place'}"
-    fill = FAMILY_FILL.get(_family(ruling), DEFAULT_FILL)
+    fill = _fill(ruling)
     ET.SubElement(
         el,
         "rect",
@@ -503,30 +534,45 @@ def _units(el: ET.Element, occupants: Any, x: float, y: float, colour: dict[str,
         )
 
 
-def _legend(
-    svg: ET.Element, placemap: PlaceMap, colour: dict[str, str], x: float, y: float
-) -> None:
-    g = ET.SubElement(svg, "g", {"class": "legend"})
+def _legend_rows(
+    placemap: PlaceMap, rulings: Mapping[str, Any], colour: Mapping[str, str]
+) -> list[tuple[str, Any]]:
+    """The legend, one entry per meaning drawn: the card colours of the families on the
+    map, the junction colours used, the sides."""
     rows: list[tuple[str, Any]] = [
         ("head", "Places (P2)"),
         ("note", "cost: movement points to enter (P3)"),
         ("note", "cover: attack score -N for shots"),
         ("note", "  across or into it (P5)"),
-        ("head", "Junctions on a way (P4)"),
     ]
-    rows += [
-        ("junction", (name, fill))
-        for name, fill in (
-            ("cost +N: to cross when moving", JUNCTION_FILL["move"]),
-            ("shots -N: attack score", JUNCTION_FILL["ranged"]),
-            ("no shots across it", JUNCTION_FILL["blocked"]),
-            ("bleeding N when crossed", JUNCTION_FILL["bleeding"]),
-        )
-    ]
+    fills = {_fill(r) for r in rulings.values()}
+    families = [(f, c) for f, c in FAMILY_FILL.items() if c in fills]
+    if families:
+        rows.append(("head", "Card colour: family (P2)"))
+        rows += [("card", (f"{f} ({FAMILY_NAME[f]}) and its kinds", c)) for f, c in families]
+        if DEFAULT_FILL in fills:
+            rows.append(("card", ("other places", DEFAULT_FILL)))
+    used = {junction_badge(j)[2] for j in placemap.junctions}
+    kinds = [(JUNCTION_MEANING[k], c) for k, c in JUNCTION_FILL.items() if c in used]
+    if kinds:
+        rows.append(("head", "Junctions on a way (P4)"))
+        rows += [("junction", kind) for kind in kinds]
     if colour:
         rows.append(("head", "Units (number: arrival order)"))
         rows += [("side", (s, c)) for s, c in colour.items()]
-    for kind, value in rows:
+    return rows
+
+
+def _legend(
+    g: ET.Element,
+    placemap: PlaceMap,
+    rulings: Mapping[str, Any],
+    colour: Mapping[str, str],
+    x: float,
+    y: float,
+) -> float:
+    """The legend drawn from (x, y) down; the y it ends at."""
+    for kind, value in _legend_rows(placemap, rulings, colour):
         if kind == "head":
             y += 8
             _text(g, x, y + 12, value, 12.5, **{"font-weight": "bold"})
@@ -534,20 +580,10 @@ def _legend(
         elif kind == "note":
             _text(g, x, y + 11, value, 10.5)
             y += 16
-        elif kind == "junction":
-            ET.SubElement(
-                g,
-                "rect",
-                {
-                    "x": _f(x),
-                    "y": _f(y),
-                    "width": "26",
-                    "height": "14",
-                    "rx": "7",
-                    "fill": value[1],
-                    "stroke": INK,
-                },
-            )
+        elif kind in ("junction", "card"):
+            w, h, r = (26, 14, 7) if kind == "junction" else (26, 16, 3)
+            swatch = {"x": _f(x), "y": _f(y), "width": str(w), "height": str(h), "rx": str(r)}
+            ET.SubElement(g, "rect", swatch | {"fill": value[1], "stroke": INK})
             _text(g, x + 34, y + 11, value[0], 10.5)
             y += 20
         else:
@@ -558,3 +594,4 @@ def _legend(
             )
             _text(g, x + 24, y + 11, value[0], 10.5)
             y += 20
+    return y

@@ -1,0 +1,120 @@
+"""Tables for people that never cut a value (a face): at any console width, piped or not.
+
+:func:`print_grid` prints rows of cells under their columns. It tries, in order:
+
+1. one line a row under the full headers, when every cell fits whole;
+2. the same under the columns' short headers, with a legend line saying what they mean;
+3. a stacked layout: a row's key cells on a line, then ``header value`` pairs packed
+   onto indented lines, a pair never split (a pair longer than the line gets a line of
+   its own, which the console does not break: the terminal may fold it, nothing is cut).
+
+A cell is never wrapped inside a table: a value such as ``militia-1`` or ``2/3`` is
+printed whole or moves whole to the next line. Cells are rich markup strings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich import box
+from rich.console import Console
+from rich.measure import Measurement
+from rich.table import Table as RichTable
+from rich.text import Text
+
+
+@dataclass(frozen=True, slots=True)
+class Col:
+    """A column: its ``header``; ``short``, a shorter header used when the full ones do
+    not fit (explained in the legend by ``meaning``, default the header); ``right`` to
+    align numbers right."""
+
+    header: str
+    short: str = ""
+    meaning: str = ""
+    right: bool = False
+
+
+def cell_len(cell: str) -> int:
+    """The width on screen of a markup cell."""
+    return Text.from_markup(cell).cell_len
+
+
+def print_grid(
+    console: Console,
+    cols: Sequence[Col],
+    rows: Sequence[Sequence[str]],
+    *,
+    title: str = "",
+    key: int = 1,
+    joiner: str = "  ",
+) -> str:
+    """Print ``rows`` under ``cols`` on ``console`` in the first layout that cuts nothing
+    (see the module); ``key`` is how many leading cells name a row in the stacked layout,
+    joined by ``joiner``. Returns the layout used: ``full``, ``short`` or ``stacked``."""
+    if title:
+        console.print(f"[bold]{title}[/]")
+    width = console.width
+    shorts = any(c.short for c in cols)
+    for short, gap in ((False, 2), (True, 2), (True, 1)) if shorts else ((False, 2), (False, 1)):
+        grid = _table(cols, rows, short=short, gap=gap)
+        if _natural(console, grid) <= width:
+            console.print(grid)
+            if short:
+                legend = [f"{c.short}: {c.meaning or c.header}" for c in cols if c.short]
+                _packed(console, legend, width, indent="", sep="; ", style="dim")
+            return "short" if short else "full"
+    for row in rows:
+        head = joiner.join(c for c in row[:key] if c)
+        console.print(f"[bold]{head}[/]")
+        pairs = [
+            f"[dim]{c.header}[/] {cell}"
+            for c, cell in zip(cols[key:], row[key:], strict=True)
+            if Text.from_markup(cell).plain.strip()
+        ]
+        _packed(console, pairs, width, indent="  ", sep="  ")
+    return "stacked"
+
+
+def _table(
+    cols: Sequence[Col], rows: Sequence[Sequence[str]], *, short: bool, gap: int
+) -> RichTable:
+    grid = RichTable(
+        box=box.SIMPLE_HEAD, padding=(0, gap - 1, 0, 0), pad_edge=False, show_edge=False
+    )
+    for c in cols:
+        grid.add_column(
+            c.short if short and c.short else c.header,
+            justify="right" if c.right else "left",
+            no_wrap=True,
+            overflow="fold",
+        )
+    for row in rows:
+        grid.add_row(*row)
+    return grid
+
+
+def _natural(console: Console, grid: RichTable) -> int:
+    """The width ``grid`` takes with every cell on one line."""
+    return Measurement.get(console, console.options.update(width=10**6), grid).maximum
+
+
+def _packed(
+    console: Console, items: Sequence[str], width: int, *, indent: str, sep: str, style: str = ""
+) -> None:
+    """``items`` on lines of at most ``width`` cells, joined by ``sep``, never split."""
+    lines: list[str] = []
+    line, used = "", 0
+    for item in items:
+        n = cell_len(item)
+        if line and used + len(sep) + n > width:
+            lines.append(line)
+            line, used = "", 0
+        line, used = (
+            (line + sep + item, used + len(sep) + n) if line else (indent + item, len(indent) + n)
+        )
+    if line:
+        lines.append(line)
+    for text in lines:
+        console.print(f"[{style}]{text}[/]" if style else text, soft_wrap=True)
