@@ -286,7 +286,7 @@ def test_max_bytes_on_every_command_that_reads_a_file(
     monkeypatch.chdir(tmp_path)
     args = [command, *READING[command]]
     code, _, err = run(capsys, *args, "--max-bytes", "64")
-    assert code == 2 and "more than the 64 read" in err and "\n" not in err.strip()
+    assert code == 2 and "more than 64 bytes" in err and "\n" not in err.strip()
     code, _, err = run(capsys, *args, "--max-bytes", "0")
     assert code == 2 and "--max-bytes 0" in err
     code, _, err = run(capsys, *args, "--max-bytes", "10000000")
@@ -360,3 +360,40 @@ def test_ids_with_markup_or_control_characters_print_and_draw(
     code, _, err = run(capsys, "render", str(odd), "-o", str(svg), "--shooter", "b")
     assert code == 0, err
     ET.fromstring(svg.read_text(encoding="utf-8"))  # well-formed XML
+
+
+WARNED = """arbitre: 1
+rules: frostgrave
+unit: in
+table: [36, 36]
+terrain:
+  - {id: hedge, sight: cover, rect: {at: [20, 20], width: 6, depth: 0.5}}
+models:
+  - {id: a, side: r, at: [20, 20.8], base: 1}
+  - {id: b, side: b, at: [5, 5], base: 25}
+"""
+
+
+def test_warnings_head_the_output_on_stderr_unless_quiet(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    """Issue 11: plausible mistakes are said (stderr, one line each), never stop a command,
+    never reach stdout or JSON; --quiet hides them."""
+    f = tmp_path / "w.yaml"
+    f.write_text(WARNED)
+    code, out, err = run(capsys, "validate", str(f))
+    assert code == 0 and "ok (2 models" in out
+    lines = err.strip().splitlines()
+    assert lines == [
+        "arbitre: warning: models[1]: base 25 in (635 mm) is over the plausible 10-200 mm (a "
+        "base in mm in an in file?)",
+        "arbitre: warning: models[0]: a is 0.05 in from hedge: not touching it (G4 tolerance "
+        "0.5 mm); meant to touch? (at: {touching: hedge, ...} places it exactly)",
+    ]
+    for command in (["los", str(f), "--json"], ["breath", str(f), "a", "-w", "x", "--best"]):
+        code, out, err = run(capsys, *command)
+        assert err.count("arbitre: warning:") == 2 or code == 2
+    code, out, err = run(capsys, "los", str(f), "--json")
+    assert code == 0 and json.loads(out)["rulings"] and "warning" not in out
+    code, out, err = run(capsys, "los", str(f), "--quiet")
+    assert code == 0 and err == ""

@@ -228,7 +228,7 @@ def test_hostile_files_are_refused_bounded(make: Callable[[], str], tmp_path: Pa
 def test_an_endless_stream_is_refused_bounded() -> None:
     tracemalloc.start()
     try:
-        with watchdog(), pytest.raises(ArbitreError, match="more than the 10,000,000"):
+        with watchdog(), pytest.raises(ArbitreError, match="more than 10,000,000 bytes"):
             arbitre.load("/dev/zero")
         _, peak = tracemalloc.get_traced_memory()
     finally:

@@ -838,11 +838,11 @@ def test_overlay_of_a_shooter_that_may_not_shoot() -> None:
     table = scenario.load(EXAMPLES[0])
     o = _overlay(table, "youngblood")
     assert o.title == "Mordheim: youngblood"
-    assert ("line", "#d62020", "may NOT shoot (M1)") in o.legend
+    assert ("note", "#d62020", "may NOT shoot (M1)") in o.legend
     assert any(text.startswith("M1: youngblood ran") for _, _, text in o.legend)
     assert all(len(text) <= 28 for _, _, text in o.legend)  # the legend column is narrow
     elevated = _overlay(table, "marksman")
-    assert ("line", LEGAL, "elevated: free pick (M5)") in elevated.legend
+    assert ("note", LEGAL, "elevated: free pick (M5)") in elevated.legend
 
 
 @pytest.mark.parametrize("range_from", ["edge", "centre"])

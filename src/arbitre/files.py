@@ -5,16 +5,21 @@ from __future__ import annotations
 
 import os
 
-from arbitre import scenario
+from arbitre import reading, scenario
 from arbitre.places import PlaceMap, is_places_document, places_from_dict
 from arbitre.table import Table
 
 
-def load(path_or_text: str | os.PathLike[str], *, source: str | None = None) -> Table | PlaceMap:
+def load(
+    path_or_text: str | os.PathLike[str],
+    *,
+    source: str | None = None,
+    max_bytes: int = reading.MAX_BYTES,
+) -> Table | PlaceMap:
     """The table or the places map of a scenario file (or text, as
-    :func:`arbitre.scenario.load` takes it); :class:`~arbitre.errors.ScenarioError` listing
-    every problem when it is bad."""
-    doc, source = scenario.read_document(path_or_text, source=source)
+    :func:`arbitre.scenario.load` takes it), at most ``max_bytes`` long;
+    :class:`~arbitre.errors.ScenarioError` listing every problem when it is bad."""
+    doc, source = scenario.read_document(path_or_text, source=source, max_bytes=max_bytes)
     if is_places_document(doc):
         return places_from_dict(doc, source=source)
     return scenario.from_dict(doc, source=source)

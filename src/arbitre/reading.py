@@ -51,7 +51,7 @@ def check_size(size: int, source: str | None, max_bytes: int = MAX_BYTES) -> Non
             [
                 Problem(
                     "",
-                    f"the file is {size:,} bytes, more than the {max_bytes:,} read "
+                    f"the file is more than {max_bytes:,} bytes, the most read "
                     "(--max-bytes to allow more)",
                 )
             ],

@@ -24,6 +24,7 @@ from arbitre.faces.cli.common import (
     JsonOpt,
     MaxBytesOpt,
     OptionOpt,
+    QuietOpt,
     RulesOpt,
     ask_file,
     check_picture,
@@ -32,6 +33,7 @@ from arbitre.faces.cli.common import (
     out,
     print_json,
     seed_line,
+    warn,
     write_picture,
 )
 from arbitre.faces.cli.grid import Col, print_grid
@@ -351,6 +353,7 @@ def breath(
     svg: SvgOpt = None,
     as_json: JsonOpt = False,
     max_bytes: MaxBytesOpt = MAX_BYTES,
+    quiet: QuietOpt = False,
 ) -> None:
     """Rule a breath weapon (B1-B10): victims in order, exact odds of HP lost; rolled with
     --roll or --seed."""
@@ -366,6 +369,7 @@ def breath(
         blast,
         {"seed": seed, "order": order, "rules": rules, "option": option, "max_bytes": max_bytes},
     )
+    warn(table, quiet)
     ruling = answer.ruling
     if svg is not None:
         from arbitre.faces.svg.breath import breath_overlay

@@ -25,9 +25,10 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from arbitre import reading, scenario
+from arbitre import reading, sanity
 from arbitre.errors import ArbitreError, RulesError
-from arbitre.places import PlaceMap, is_places_document, places_from_dict
+from arbitre.files import load
+from arbitre.places import PlaceMap
 from arbitre.rules import Answer, ask
 from arbitre.table import Table
 
@@ -87,6 +88,24 @@ MaxBytesOpt = Annotated[
     ),
 ]
 MAX_BYTES = reading.MAX_BYTES
+QuietOpt = Annotated[
+    bool,
+    typer.Option(
+        "--quiet",
+        "-q",
+        help="Do not print the warnings (plausible mistakes of the table) on stderr.",
+        rich_help_panel=IO_PANEL,
+    ),
+]
+
+
+def warn(subject: object, quiet: bool) -> None:
+    """The table's warnings (:mod:`arbitre.sanity`), one line each on stderr, unless
+    ``quiet``: they head a command's output and never go to stdout or into JSON."""
+    if quiet or not isinstance(subject, Table):
+        return
+    for caution in sanity.warnings(subject):
+        print(f"arbitre: warning: {caution}", file=sys.stderr)
 
 
 def esc(text: object) -> str:
@@ -117,10 +136,7 @@ def load_file(file: Path, max_bytes: int = MAX_BYTES) -> Table | PlaceMap:
     """The table or places map of ``file``, read once and at most ``max_bytes`` long."""
     if max_bytes < 1:
         raise RulesError(f"--max-bytes {max_bytes}: expected a number of bytes, at least 1")
-    doc, source = scenario.read_document(file, max_bytes=max_bytes)
-    if is_places_document(doc):
-        return places_from_dict(doc, source=source)
-    return scenario.from_dict(doc, source=source)
+    return load(file, max_bytes=max_bytes)
 
 
 def load_table(file: Path, command: str, max_bytes: int = MAX_BYTES) -> Table:

@@ -20,6 +20,7 @@ from arbitre.faces.cli.common import (
     JsonOpt,
     MaxBytesOpt,
     OptionOpt,
+    QuietOpt,
     RulesOpt,
     SeedOpt,
     ask_file,
@@ -29,6 +30,7 @@ from arbitre.faces.cli.common import (
     print_reasons,
     seed_line,
     show,
+    warn,
 )
 from arbitre.faces.cli.grid import Col, print_grid
 from arbitre.rules import Answer
@@ -162,9 +164,10 @@ def targets(
     explain: ExplainOpt = False,
     as_json: JsonOpt = False,
     max_bytes: MaxBytesOpt = MAX_BYTES,
+    quiet: QuietOpt = False,
 ) -> None:
     """Whom a Mordheim shooter may shoot, the score it needs and its exact odds (M1-M10)."""
-    _, answer = ask_file(
+    table, answer = ask_file(
         file,
         "targets",
         rules=rules,
@@ -173,6 +176,7 @@ def targets(
         shooter=shooter,
         weapon=weapon,
     )
+    warn(table, quiet)
     show(answer, as_json, lambda a: print_targets(a, explain=explain))
 
 

@@ -20,6 +20,7 @@ from arbitre.faces.cli.common import (
     JsonOpt,
     MaxBytesOpt,
     OptionOpt,
+    QuietOpt,
     RulesOpt,
     check_picture,
     command,
@@ -31,6 +32,7 @@ from arbitre.faces.cli.common import (
     print_json,
     print_reasons,
     show,
+    warn,
     write_picture,
 )
 from arbitre.faces.cli.grid import Col, print_grid
@@ -108,9 +110,11 @@ def los(
     explain: ExplainOpt = False,
     as_json: JsonOpt = False,
     max_bytes: MaxBytesOpt = MAX_BYTES,
+    quiet: QuietOpt = False,
 ) -> None:
     """Rule every line of sight asked: visible or not, the cover, and why."""
     table = load_table(file, "los", max_bytes)
+    warn(table, quiet)
     answer = ask(
         table,
         "los",
@@ -165,8 +169,9 @@ def render(
     out.print(f"wrote {esc(output)}")
 
 
-def validate(file: FileArg, max_bytes: MaxBytesOpt = MAX_BYTES) -> None:
-    """Check a scenario file; print every problem with its path (exit 2 if any)."""
+def validate(file: FileArg, max_bytes: MaxBytesOpt = MAX_BYTES, quiet: QuietOpt = False) -> None:
+    """Check a scenario file: every problem any command would refuse, with its path (exit
+    2 if any); then the warnings, plausible mistakes that stop nothing."""
     subject = load_file(file, max_bytes)
     problems: list[str] = []
     rules = getattr(subject, "rules", None)
@@ -181,6 +186,7 @@ def validate(file: FileArg, max_bytes: MaxBytesOpt = MAX_BYTES) -> None:
             problems.extend(ruleset.check(subject))
     if problems:
         raise RulesError(f"{file}: " + "; ".join(problems))
+    warn(subject, quiet)
     if isinstance(subject, PlaceMap):
         out.print(f"{esc(file)}: ok (a map of {len(subject.places)} places)")
     else:

@@ -198,6 +198,7 @@ class Score:
     need: int | None
     shot: Shot
     odds: Odds
+    modifiers: tuple[tuple[str, int], ...] = ()
 
 
 def to_hit(
@@ -242,7 +243,8 @@ def to_hit(
             )
         )
     need = score if f.in_range and reachable(score, opts) else None
-    return Score(score=score, need=need, shot=shot, odds=odds), reasons
+    changes = tuple((name, -m) for m, name in mods if m)  # to the roll: cover -1 ...
+    return Score(score=score, need=need, shot=shot, odds=odds, modifiers=changes), reasons
 
 
 # -- a shot rolled ---------------------------------------------------------------------------

@@ -240,7 +240,9 @@ def _seen(table: Table, s: Model, e: Model, f: PairSight) -> tuple[list[Reason],
 def _scored(score: Score | None, opts: MordheimOptions, within: bool | None) -> dict[str, Any]:
     """The M7 fields of a target's ruling: all None without a score."""
     if score is None:
-        return dict.fromkeys(("score", "need", "need_text", "need_short", "odds", "shot"))
+        return dict.fromkeys(("score", "need", "need_text", "need_short", "odds", "shot")) | {
+            "modifiers": ()
+        }
     return {
         "score": score.score,
         "need": score.need,
@@ -248,6 +250,7 @@ def _scored(score: Score | None, opts: MordheimOptions, within: bool | None) -> 
         "need_short": need_short(score.score, opts, within),
         "odds": score.odds,
         "shot": score.shot,
+        "modifiers": score.modifiers,
     }
 
 

@@ -92,7 +92,8 @@ class TargetRuling:
     """One enemy as a target of the shooter: facts, score, odds, legality, reasons.
 
     ``distance`` is in mm (M6, by ``range_from``). ``in_range``/``long_range`` are None
-    without a missile weapon; ``score`` (the M7 score with its modifiers) and ``odds`` are
+    without a missile weapon; ``score`` (the M7 score with its ``modifiers``: what each
+    does to the roll, cover -1, long range -1, moved and shot -1, large target +1) and ``odds`` are
     None without BS or weapon, or for a target not seen; ``need`` is the score when a hit
     is possible (in range, a score the dice can reach), else None; ``need_text`` is the
     score in words (``5+``, ``out of range``, ``impossible (7+)``) and ``need_short`` the
@@ -129,6 +130,7 @@ class TargetRuling:
     refusals: tuple[Reason, ...] = ()
     deciding: tuple[Reason, ...] = ()
     shot: Shot | None = None
+    modifiers: tuple[tuple[str, int], ...] = ()
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -152,6 +154,7 @@ class TargetRuling:
             "need": self.need,
             "need_text": self.need_text,
             "need_short": self.need_short,
+            "modifiers": [{"name": name, "roll": change} for name, change in self.modifiers],
             "odds": None if self.odds is None else self.odds.to_json(),
             "legal": self.legal,
             "closest": self.closest,
@@ -334,6 +337,7 @@ TARGET_SCHEMA: dict[str, Any] = obj(
         "need": nullable(INT),
         "need_text": nullable(STR),
         "need_short": nullable(STR),
+        "modifiers": array(obj({"name": STR, "roll": INT})),
         "odds": nullable(ODDS_SCHEMA),
         "legal": BOOL,
         "closest": BOOL,
