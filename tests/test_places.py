@@ -952,3 +952,119 @@ def test_option_tower_over_doors() -> None:
         pm, "shot", options={"tower_over_doors": True}, shooter="archer", target="target"
     ).ruling
     assert ruling.allowed and ruling.reduction == 2 and ruling.counted == ("field",)
+
+
+# -- the picture's labels and legend (issue 11) ----------------------------------------------
+
+
+def _boxes(svg: str) -> tuple[list[tuple[str, Any]], list[Any], list[Any]]:
+    """The picture's text boxes (a generous estimate of each text's extent), its cards and
+    its junction badges, as (x0, y0, x1, y1)."""
+    root = ET.fromstring(svg)
+    texts = []
+    for t in root.iter(f"{SVG}text"):
+        size, words = float(t.get("font-size", "10")), t.text or ""
+        w = (0.62 if t.get("font-weight") == "bold" else 0.58) * size * len(words)
+        x, y = float(t.get("x", "0")), float(t.get("y", "0"))
+        x0 = {"middle": x - w / 2, "end": x - w}.get(t.get("text-anchor", "start"), x)
+        texts.append((words, (x0, y - 0.75 * size, x0 + w, y + 0.2 * size)))
+    rects: dict[str, list[Any]] = {"place": [], "junction": []}
+    for g in root.iter(f"{SVG}g"):
+        if g.get("class") in rects:
+            r = g.find(f"{SVG}rect")
+            assert r is not None
+            x, y = float(r.get("x", "0")), float(r.get("y", "0"))
+            box = (x, y, x + float(r.get("width", "0")), y + float(r.get("height", "0")))
+            rects[str(g.get("class"))].append(box)
+    return texts, rects["place"], rects["junction"]
+
+
+def _meet(a: Any, b: Any) -> bool:
+    return min(a[2], b[2]) - max(a[0], b[0]) > 0.5 and min(a[3], b[3]) - max(a[1], b[1]) > 0.5
+
+
+def _example_without_at() -> PlaceMap:
+    doc = yaml.safe_load(EXAMPLE.read_text(encoding="utf-8"))
+    for p in doc["places"]:
+        p.pop("at")
+    return places_from_dict(doc)
+
+
+def _grid_map(seed: int) -> PlaceMap:
+    """A map of cards side by side (a grid with holes), junctions on a third of the ways."""
+    rng = random.Random(seed)
+    cells = {(i, j) for i in range(5) for j in range(4) if rng.random() < 0.8}
+    kinds = ["Barricade grande", "Brume", "Porte", "Ronce/pieux", "Barricade moyenne"]
+    ways: list[list[Any]] = []
+    for i, j in sorted(cells):
+        for nb in ((i + 1, j), (i, j + 1)):
+            if nb in cells and rng.random() < 0.8:
+                way: list[Any] = [f"c{i}-{j}", f"c{nb[0]}-{nb[1]}"]
+                if rng.random() < 0.35:
+                    way.append({"junction": rng.sample(kinds, rng.randint(1, 2))})
+                ways.append(way)
+    names = [t.name for t in catalogue().places]
+    places = [{"id": f"c{i}-{j}", "type": rng.choice(names)} for i, j in sorted(cells)]
+    units = [
+        {"id": f"unit-{k}", "side": rng.choice(["red", "wardens"]), "place": places[k]["id"]}
+        for k in range(0, len(places), 2)
+    ]
+    return places_from_dict({"arbitre": 1, "places": places, "adjacent": ways, "units": units})
+
+
+@pytest.mark.parametrize("which", ["example", "example-auto", *(f"grid-{s}" for s in range(6))])
+def test_no_label_overlaps_another(which: str) -> None:
+    """Issue 11: no text over another text, no badge over a card or another badge."""
+    if which == "example":
+        pm = load_places(EXAMPLE)
+    elif which == "example-auto":
+        pm = _example_without_at()
+    else:
+        pm = _grid_map(int(which.split("-")[1]))
+    texts, cards, badges = _boxes(render_places(pm))
+    for (s, a), (t, b) in itertools.combinations(texts, 2):
+        assert not _meet(a, b), (which, s, t)
+    for k, badge in enumerate(badges):
+        assert not any(_meet(badge, card) for card in cards), (which, k)
+        assert not any(_meet(badge, other) for other in badges[k + 1 :]), (which, k)
+
+
+def test_the_automatic_layout_of_the_example_is_its_grid() -> None:
+    """Without its `at`, the example is laid out as the grid it is: every way joins cards
+    side by side, none passes under a card."""
+    pos = layout(_example_without_at())
+    pm = _example_without_at()
+    steps = {
+        (round(abs(pos[a][0] - pos[b][0])), round(abs(pos[a][1] - pos[b][1])))
+        for a, b in pm.adjacent
+    }
+    assert all(dx == 0 or dy == 0 for dx, dy in steps)
+    assert len({dx for dx, _ in steps if dx}) == 1 and len({dy for _, dy in steps if dy}) == 1
+
+
+def test_the_legend_has_one_entry_per_meaning() -> None:
+    """Issue 11: every card colour is in the legend, each colour and each text once."""
+    for pm in (load_places(EXAMPLE), _grid_map(1)):
+        root = ET.fromstring(render_places(pm))
+        legend = next(g for g in root.iter(f"{SVG}g") if g.get("class") == "legend")
+        swatches = [r.get("fill") for r in legend.iter(f"{SVG}rect")]
+        words = [t.text for t in legend.iter(f"{SVG}text")]
+        assert len(swatches) == len(set(swatches)) and len(words) == len(set(words))
+        fills = {
+            g.find(f"{SVG}rect").get("fill")  # type: ignore[union-attr]
+            for g in root.iter(f"{SVG}g")
+            if g.get("class") in ("place", "junction")
+        }
+        assert fills <= set(swatches)
+    words = [
+        t.text or "" for t in ET.fromstring(render_places(load_places(EXAMPLE))).iter(f"{SVG}text")
+    ]
+    assert "Forêt (forest) and its kinds" in words and "other places" not in words
+
+
+def test_side_colours_follow_side_names_not_file_order() -> None:
+    from arbitre.faces.svg.places import side_colours
+
+    one = side_colours(("wardens", "raiders", "red"))
+    assert one == side_colours(("red", "raiders", "wardens"))
+    assert one["red"] == "#c0392b" and len(set(one.values())) == 3

@@ -18,6 +18,12 @@ junction ``id`` and several kinds (``junction: [Porte, Brume]``); ``name``,
 ``rules: places``, ``options``, and the golden-test keys ``cites`` and ``expect``
 (ignored) are accepted at the top.
 
+Bounds (issue: hostile files): at most :data:`MAX_PLACES` places, :data:`MAX_ADJACENT`
+adjacencies, :data:`MAX_UNITS` units and :data:`MAX_MOVEMENT` movement points; ids and
+texts hold no control characters. Parent chains are resolved in linear time and shared
+(:mod:`arbitre.places.chains`, :class:`~arbitre.places.graph.Lineage`): a chain of 5,000
+places loads in a fraction of a second and a loop of parents is one problem naming it.
+
 This is core: it knows the data and the graph, never a ruling (those are in
 :mod:`arbitre.rules.places`).
 """
@@ -34,14 +40,28 @@ from arbitre.places.catalogue import (
     find_place_type,
     stat_label,
 )
-from arbitre.places.graph import Junction, Place, PlaceMap, Unit
-from arbitre.places.loader import is_places_document, load_places, loads_places, places_from_dict
+from arbitre.places.graph import Junction, Lineage, Place, PlaceMap, Unit
+from arbitre.places.loader import (
+    MAX_ADJACENT,
+    MAX_MOVEMENT,
+    MAX_PLACES,
+    MAX_UNITS,
+    is_places_document,
+    load_places,
+    loads_places,
+    places_from_dict,
+)
 
 __all__ = [
+    "MAX_ADJACENT",
+    "MAX_MOVEMENT",
+    "MAX_PLACES",
+    "MAX_UNITS",
     "Catalogue",
     "Effect",
     "Junction",
     "JunctionKind",
+    "Lineage",
     "Place",
     "PlaceMap",
     "PlaceType",

@@ -8,6 +8,7 @@ for players, is ruled in :mod:`arbitre.rules.places`.
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -15,9 +16,11 @@ from importlib import resources
 from typing import Annotated, Any, Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, StrictInt
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
+from pydantic_core import PydanticCustomError
 
 from arbitre.errors import RulesError
+from arbitre.problems import show
 from arbitre.text import fold
 
 #: P2 defaults and floors.
@@ -85,8 +88,23 @@ class Catalogue:
 
 # -- the documents (data/places.yaml, and the effects a scenario states) -------------------
 
-Ident = Annotated[str, Field(strict=True, min_length=1)]
-Text = Annotated[str, Field(strict=True)]
+#: Characters no id or text of a file may hold: control characters (but tab, newline and
+#: carriage return in texts) and lone surrogates; XML (the pictures) cannot carry them.
+_CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+_CONTROL_ID = re.compile("[\x00-\x1f\x7f\ud800-\udfff\ufffe\uffff]")
+
+
+def _printable(pattern: re.Pattern[str]) -> AfterValidator:
+    def check(value: str) -> str:
+        if pattern.search(value):
+            raise PydanticCustomError("control_characters", "must not hold control characters")
+        return value
+
+    return AfterValidator(check)
+
+
+Ident = Annotated[str, Field(strict=True, min_length=1), _printable(_CONTROL_ID)]
+Text = Annotated[str, Field(strict=True), _printable(_CONTROL)]
 
 
 class Doc(BaseModel):
@@ -212,7 +230,7 @@ def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
     near = difflib.get_close_matches(fold(name), [fold(n) for n in names], n=3, cutoff=0.6)
     hint = [n for n in names if fold(n) in near]
     tail = f"did you mean {', '.join(hint)}?" if hint else f"known: {', '.join(names)}"
-    return f"unknown {kind} {name!r} ({tail})"
+    return f"unknown {kind} {show(name)} ({tail})"
 
 
 def find_place_type(name: str) -> PlaceType:

@@ -4,7 +4,9 @@ junctions on the ways between adjacent places, units standing on places, and the
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import hashlib
+import itertools
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,9 +14,118 @@ import networkx as nx  # type: ignore[import-untyped, unused-ignore]
 
 from arbitre.errors import RulesError
 from arbitre.places.catalogue import DEFAULT_COVER, DEFAULT_ENCUMBRANCE, Effect
+from arbitre.problems import show
 
 #: P3: a unit's obstruction when not stated.
 DEFAULT_OBSTRUCTION = 1
+#: Ids named in an "unknown id" message before the rest are only counted.
+MAX_NAMED = 12
+
+
+def short(name: str) -> str:
+    """An id as a message names it: whole, or cut with an ellipsis past 40 characters."""
+    return name if len(name) <= 40 else name[:37] + "..."
+
+
+class Lineage:
+    """One element of a parent chain (P2) and the rest of the chain after it.
+
+    Chains are shared: a place's chain is its own statement, then its catalogue type, then
+    its parent's chain, the very same object; so a map of n places holds at most n links
+    plus the catalogue's, whatever the depth, and each link knows, for each
+    characteristic, the first element from it on that states it (found in O(1) when the
+    link is made). Immutable; equal when the chains state the same things in the same
+    order: each link keeps a 128-bit BLAKE2 digest of its statement and of the rest's
+    digest, made once with the link, so comparing two chains is one comparison, never a
+    walk (comparing the places of two maps stays linear).
+    """
+
+    __slots__ = (
+        "cover",
+        "digest",
+        "effects",
+        "encumbrance",
+        "firsts",
+        "label",
+        "length",
+        "rest",
+    )
+
+    label: str
+    encumbrance: int | None
+    cover: int | None
+    effects: tuple[Effect, ...] | None
+    rest: Lineage | None
+    length: int
+    firsts: tuple[tuple[Any, str] | None, ...]  # encumbrance, cover, effects: (value, label)
+    digest: bytes
+
+    def __init__(
+        self,
+        label: str,
+        encumbrance: int | None,
+        cover: int | None,
+        effects: tuple[Effect, ...] | None,
+        rest: Lineage | None = None,
+    ) -> None:
+        later = rest.firsts if rest is not None else (None, None, None)
+        own = (encumbrance, cover, effects)
+        firsts = tuple((v, label) if v is not None else f for v, f in zip(own, later, strict=True))
+        digest = hashlib.blake2b(
+            repr((label, encumbrance, cover, effects)).encode("utf-8", "surrogatepass")
+            + (rest.digest if rest is not None else b""),
+            digest_size=16,
+        ).digest()
+        for name, value in (
+            ("label", label),
+            ("encumbrance", encumbrance),
+            ("cover", cover),
+            ("effects", effects),
+            ("rest", rest),
+            ("length", 1 + (rest.length if rest is not None else 0)),
+            ("firsts", firsts),
+            ("digest", digest),
+        ):
+            object.__setattr__(self, name, value)
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Lineage is immutable (cannot set {name!r})")
+
+    def __iter__(self) -> Iterator[Lineage]:
+        link: Lineage | None = self
+        while link is not None:
+            yield link
+            link = link.rest
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Lineage):
+            return NotImplemented
+        return self.length == other.length and self.digest == other.digest
+
+    def __hash__(self) -> int:
+        return hash(self.digest)
+
+    def __repr__(self) -> str:
+        labels = [link.label for link, _ in zip(self, range(4), strict=False)]
+        more = f" ... ({self.length} elements)" if self.length > len(labels) else ""
+        return f"Lineage({' -> '.join(labels)}{more})"
+
+    def first(self, characteristic: str) -> tuple[Any, str] | None:
+        """The first stated ``encumbrance``, ``cover`` or ``effects`` from this element
+        on, and the label of the element stating it; None when none does."""
+        return self.firsts[("encumbrance", "cover", "effects").index(characteristic)]
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return tuple(link.label for link in self)
+
+    @property
+    def all_effects(self) -> tuple[Effect, ...]:
+        """The effects of every element, this one's first."""
+        return tuple(e for link in self for e in (link.effects or ()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,8 +134,11 @@ class Place:
 
     ``sources`` says where encumbrance, cover and effects came from: ``stated``, a parent
     (catalogue type or place id) or ``default``. ``effects`` are the first stated along
-    the parent chain; ``lineage_effects`` are those of every element of the chain, the
-    place's own first (for the ``parent_effects: merge`` option).
+    the parent chain. ``chain`` is the parent chain, the place's own statement first
+    (:class:`Lineage`, shared with the places it is the parent of); ``lineage`` are the
+    labels of the chain after the place itself and ``lineage_effects`` the effects of
+    every element of the chain, the place's own first (for the ``parent_effects: merge``
+    option): both are walked from ``chain`` when asked, so they cost the chain's length.
     """
 
     id: str
@@ -35,14 +149,32 @@ class Place:
     parent: str | None = None
     name: str = ""
     at: tuple[float, float] | None = None
-    lineage: tuple[str, ...] = ()
-    lineage_effects: tuple[Effect, ...] = ()
+    chain: Lineage | None = None
     sources: tuple[tuple[str, str], ...] = ()
 
     @property
     def label(self) -> str:
         """The name to show: the stated name, else the type, else the id."""
         return self.name or self.type or self.id
+
+    @property
+    def lineage(self) -> tuple[str, ...]:
+        """The elements the place inherits from, nearest first (P2)."""
+        rest = self.chain.rest if self.chain is not None else None
+        return rest.labels if rest is not None else ()
+
+    @property
+    def lineage_effects(self) -> tuple[Effect, ...]:
+        """The effects of every element of the chain, the place's own first."""
+        return self.chain.all_effects if self.chain is not None else self.effects
+
+    @property
+    def root(self) -> str | None:
+        """The last element of the chain after the place itself (its family), if any."""
+        if self.chain is None or self.chain.rest is None:
+            return None
+        *_, last = self.chain.rest
+        return last.label
 
     def source(self, characteristic: str) -> str:
         return dict(self.sources).get(characteristic, "stated")
@@ -93,6 +225,11 @@ class PlaceMap:
     rules: str = "places"
     graph: Any = field(init=False, repr=False, compare=False)
     _by_id: dict[str, Place | Junction | Unit] = field(init=False, repr=False, compare=False)
+    _order: dict[str, int] = field(init=False, repr=False, compare=False)
+    _units_on: dict[str, tuple[Unit, ...]] = field(init=False, repr=False, compare=False)
+    _between: dict[tuple[str, str], tuple[Junction, ...]] = field(
+        init=False, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         graph: Any = nx.Graph()
@@ -102,21 +239,44 @@ class PlaceMap:
         for j in self.junctions:
             graph.edges[j.between]["junctions"] += (j.id,)
         items: tuple[Place | Junction | Unit, ...] = (*self.places, *self.junctions, *self.units)
+        between: dict[tuple[str, str], tuple[Junction, ...]] = {}
+        for a, b in self.adjacent:
+            between[a, b] = between[b, a] = ()
+        for j in self.junctions:
+            a, b = j.between
+            between[a, b] = between[b, a] = (*between[a, b], j)
+        there: dict[str, list[Unit]] = {}
+        for u in self.units:
+            there.setdefault(u.place, []).append(u)
         object.__setattr__(self, "graph", graph)
         object.__setattr__(self, "_by_id", {item.id: item for item in items})
+        object.__setattr__(self, "_order", {p.id: k for k, p in enumerate(self.places)})
+        object.__setattr__(self, "_between", between)
+        object.__setattr__(
+            self,
+            "_units_on",
+            {p: tuple(sorted(us, key=lambda u: u.arrived)) for p, us in there.items()},
+        )
 
     def _find(self, ident: str, cls: type[Any], what: str, among: Iterable[str]) -> Any:
         found = self._by_id.get(ident)
         if isinstance(found, cls):
             return found
-        known = ", ".join(among) or "none"
-        other = f" ({ident!r} is a {type(found).__name__.lower()})" if found else ""
-        raise RulesError(f"unknown {what} id {ident!r}{other} ({what}s: {known})")
+        names = list(itertools.islice(among, MAX_NAMED + 1))
+        known = ", ".join(short(n) for n in names[:MAX_NAMED]) or "none"
+        if len(names) > MAX_NAMED:
+            total = sum(isinstance(v, cls) for v in self._by_id.values())
+            known += f", ... ({total} in all)"
+        other = f" ({show(ident)} is a {type(found).__name__.lower()})" if found else ""
+        raise RulesError(f"unknown {what} id {show(ident)}{other} ({what}s: {known})")
 
     def place(self, ident: str) -> Place:
         """The place of this id; a RulesError naming the known places otherwise."""
-        found: Place = self._find(ident, Place, "place", (p.id for p in self.places))
-        return found
+        found = self._by_id.get(ident)
+        if type(found) is Place:
+            return found
+        known: Place = self._find(ident, Place, "place", (p.id for p in self.places))
+        return known
 
     def unit(self, ident: str) -> Unit:
         """The unit of this id; a RulesError naming the known units otherwise."""
@@ -131,16 +291,19 @@ class PlaceMap:
     def neighbours(self, place: str) -> tuple[str, ...]:
         """The places side by side with ``place`` (P1), in file order."""
         self.place(place)
-        near = set(self.graph.neighbors(place))
-        return tuple(p.id for p in self.places if p.id in near)
+        return tuple(sorted(self.graph.neighbors(place), key=self._order.__getitem__))
 
     def junctions_between(self, a: str, b: str) -> tuple[Junction, ...]:
-        """The junctions crossed going from ``a`` to adjacent ``b`` (P4)."""
-        return tuple(self.junction(j) for j in self.graph.edges[a, b]["junctions"])
+        """The junctions crossed going from ``a`` to adjacent ``b`` (P4), in file order; a
+        RulesError if they are not adjacent."""
+        found = self._between.get((a, b))
+        if found is None:
+            raise RulesError(f"{show(a)} and {show(b)} are not adjacent")
+        return found
 
     def units_on(self, place: str) -> tuple[Unit, ...]:
         """The units on ``place``, first arrived first."""
-        return tuple(sorted((u for u in self.units if u.place == place), key=lambda u: u.arrived))
+        return self._units_on.get(place, ())
 
     def sides(self) -> tuple[str, ...]:
         """The sides, in file order."""

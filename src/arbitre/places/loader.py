@@ -1,15 +1,20 @@
 """Loading a places scenario (SCENARIO.md, "A places scenario"): the document's fields,
 every check with its path in the file, and the map built from it (P1-P4, P2's parent
-chains).
+chains, :mod:`arbitre.places.chains`).
 
-A bad file raises one :class:`~arbitre.errors.ScenarioError` listing every problem.
+A bad file raises one :class:`~arbitre.errors.ScenarioError` listing every problem. The
+counts are bounded (:data:`MAX_PLACES`, :data:`MAX_ADJACENT`, :data:`MAX_UNITS`,
+:data:`MAX_ITEMS`): far beyond any real map, small enough that every check and every
+question stays prompt; a file over them is refused at once, naming the list and its count.
+Every check is linear in the size of the file (ids looked up in sets, parent chains walked
+once, "did you mean" hints for the first problems only), and a problem shows user values
+cut short, never whole.
 """
 
 from __future__ import annotations
 
 import difflib
 import os
-from collections.abc import Iterable
 from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field, StrictInt, ValidationError
@@ -22,7 +27,6 @@ from arbitre.places.catalogue import (
     MIN_COVER,
     MIN_ENCUMBRANCE,
     Doc,
-    Effect,
     EffectDoc,
     Ident,
     JunctionKind,
@@ -33,13 +37,34 @@ from arbitre.places.catalogue import (
     places_by_key,
     unknown_name,
 )
-from arbitre.places.graph import DEFAULT_OBSTRUCTION, Junction, Place, PlaceMap, Unit
+from arbitre.places.chains import chain, parent_order
+from arbitre.places.graph import (
+    DEFAULT_OBSTRUCTION,
+    Junction,
+    Lineage,
+    Place,
+    PlaceMap,
+    Unit,
+    short,
+)
 from arbitre.problems import kind as _kind
 from arbitre.problems import path as _path
 from arbitre.problems import problem as _problem
 from arbitre.problems import show as _show
 from arbitre.scenario import _parse, read_document
 from arbitre.text import fold
+
+#: Most places, adjacencies and units a places scenario may hold.
+MAX_PLACES = 5_000
+MAX_ADJACENT = 50_000
+MAX_UNITS = 5_000
+#: Most effects of a place, junctions on a way, options and cites.
+MAX_ITEMS = 1_000
+#: Most movement points of a unit, far beyond any (the seed's move 4 to 8): a move ruling
+#: lists every best way step by step, so its size grows with the points.
+MAX_MOVEMENT = 100
+#: Ids named in full in an "unknown id" problem; "did you mean" hints given.
+MAX_NAMED, MAX_HINTS = 12, 50
 
 Coord = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=-1e9, le=1e9)]
 XY = Annotated[list[Coord], Field(min_length=2, max_length=2)]
@@ -54,7 +79,7 @@ class PlaceDoc(Doc):
     parent: Text | None = Field(None, description="a place id of this map or a catalogue type")
     encumbrance: Annotated[StrictInt, Field(ge=MIN_ENCUMBRANCE)] | None = None
     cover: Annotated[StrictInt, Field(ge=MIN_COVER)] | None = None
-    effects: list[EffectDoc] | None = None
+    effects: Annotated[list[EffectDoc], Field(max_length=MAX_ITEMS)] | None = None
     at: XY | None = Field(None, description="where to draw it")
 
 
@@ -65,7 +90,7 @@ class UnitDoc(Doc):
     name: Text | None = None
     side: Ident
     place: Ident
-    movement: Annotated[StrictInt, Field(ge=0)] | None = None
+    movement: Annotated[StrictInt, Field(ge=0, le=MAX_MOVEMENT)] | None = None
     obstruction: Annotated[StrictInt, Field(ge=0)] = DEFAULT_OBSTRUCTION
     arrived: Annotated[StrictInt, Field(ge=1)] | None = None
 
@@ -73,8 +98,8 @@ class UnitDoc(Doc):
 class WayDoc(Doc):
     """The third item of an adjacency: the junction(s) on that way (P4)."""
 
-    junction: Text | list[Text]
-    id: Ident | list[Ident] | None = None
+    junction: Text | Annotated[list[Text], Field(max_length=MAX_ITEMS)]
+    id: Ident | Annotated[list[Ident], Field(max_length=MAX_ITEMS)] | None = None
 
 
 class PlacesDoc(Doc):
@@ -83,8 +108,10 @@ class PlacesDoc(Doc):
     arbitre: Literal[1]
     name: Text | None = None
     rules: Text | None = Field(None, description="places, if stated")
-    options: dict[str, Any] | None = None
-    cites: list[Text] | None = Field(None, description="golden tests: rule IDs; ignored")
+    options: Annotated[dict[str, Any], Field(max_length=MAX_ITEMS)] | None = None
+    cites: Annotated[list[Text], Field(max_length=MAX_ITEMS)] | None = Field(
+        None, description="golden tests: rule IDs; ignored"
+    )
     expect: Any = Field(None, description="golden tests: expected rulings; ignored")
     places: Annotated[list[PlaceDoc], Field(min_length=1)]
     adjacent: list[Any] = Field(default_factory=list)
@@ -151,6 +178,47 @@ class _Way(NamedTuple):
     kinds: tuple[tuple[str, JunctionKind], ...]  # (id, kind)
 
 
+class _Known:
+    """The ids of one kind, for "unknown id" problems: a close one suggested for the first
+    :data:`MAX_HINTS` problems, else the ids named when there are few (bounded work and
+    text, whatever the number of ids and of problems)."""
+
+    def __init__(self, what: str, ids: set[str]) -> None:
+        self.what, self.set, self.ids, self.hints = what, ids, sorted(ids), MAX_HINTS
+
+    def __contains__(self, ident: object) -> bool:
+        return ident in self.set
+
+    def unknown(self, ident: str) -> str:
+        near: list[str] = []
+        if self.hints > 0 and len(ident) <= 200:
+            self.hints -= 1
+            near = difflib.get_close_matches(ident, self.ids, n=1)
+        if near:
+            hint = f"did you mean {_show(near[0])}?"
+        elif len(self.ids) <= MAX_NAMED:
+            hint = f"{self.what}s: {', '.join(_show(n) for n in self.ids) or 'none'}"
+        else:
+            hint = f"{len(self.ids)} {self.what}s"
+        return f"unknown {self.what} id {_show(ident)} ({hint})"
+
+
+def _over_caps(doc: dict[Any, Any]) -> list[Problem]:
+    """A list longer than its cap is refused at once, with its count (its items unread)."""
+    problems = []
+    for key, cap in (("places", MAX_PLACES), ("adjacent", MAX_ADJACENT), ("units", MAX_UNITS)):
+        items = doc.get(key)
+        if isinstance(items, list) and len(items) > cap:
+            problems.append(
+                Problem(
+                    key,
+                    f"at most {cap:,} {key if key != 'adjacent' else 'adjacencies'} in a "
+                    f"places scenario, got {len(items):,}",
+                )
+            )
+    return problems
+
+
 def _check(doc: object) -> tuple[PlaceMap | None, list[Problem]]:
     """The map (None if any problem) and every problem of a places document."""
     if not isinstance(doc, dict):
@@ -164,24 +232,30 @@ def _check(doc: object) -> tuple[PlaceMap | None, list[Problem]]:
         ]
     problems: list[Problem] = []
     header = _header(doc, problems)
+    over = _over_caps(doc)
+    if over:
+        return None, problems + over
     places = _items(doc.get("places"), PlaceDoc, "places", problems)
     units = _items(doc.get("units"), UnitDoc, "units", problems)
     raw = doc.get("places")
-    place_ids = {
-        p["id"]
-        for p in (raw if isinstance(raw, list) else [])
-        if isinstance(p, dict) and isinstance(p.get("id"), str)
-    }
+    place_ids = _Known(
+        "place",
+        {
+            p["id"]
+            for p in (raw if isinstance(raw, list) else [])
+            if isinstance(p, dict) and isinstance(p.get("id"), str)
+        },
+    )
     types = _types(places, place_ids, problems)
     ways = _ways(doc.get("adjacent"), place_ids, problems)
     problems += _duplicate_ids(doc, ways)
     _unit_places(units, place_ids, {j for w in ways for j, _ in w.kinds}, problems)
     arrived = _arrivals(units, problems)
-    built = [_place(d, places, types, problems, i) for i, d in places]
+    built = _built(places, types, problems)
     if problems or header is None:
         return None, problems
     return PlaceMap(
-        places=tuple(p for p in built if p is not None),
+        places=tuple(built),
         adjacent=tuple((w.a, w.b) for w in ways),
         junctions=tuple(_junction(j, k, w) for w in ways for j, k in w.kinds),
         units=tuple(_unit(u, arrived[i]) for i, u in units),
@@ -203,7 +277,10 @@ def _header(doc: dict[Any, Any], problems: list[Problem]) -> PlacesDoc | None:
         problems.append(Problem("places", "required: a non-empty list of places"))
     if header is not None and header.rules is not None and fold(header.rules) != "places":
         problems.append(
-            Problem("rules", f"a places scenario uses the rules 'places', got {header.rules!r}")
+            Problem(
+                "rules",
+                f"a places scenario uses the rules 'places', got {_show(header.rules)}",
+            )
         )
     return header
 
@@ -243,16 +320,9 @@ def _items(raw: object, cls: type[Doc], key: str, problems: list[Problem]) -> li
     return [(i, d) for i, d in found if d is not None]
 
 
-def _unknown_id(what: str, ident: str, known: Iterable[str]) -> str:
-    names = sorted(known)
-    near = difflib.get_close_matches(ident, names, n=1)
-    hint = f"did you mean {near[0]!r}?" if near else f"{what}s: {', '.join(names) or 'none'}"
-    return f"unknown {what} id {ident!r} ({hint})"
-
-
 def _unit_places(
     units: list[tuple[int, UnitDoc]],
-    place_ids: set[str],
+    place_ids: _Known,
     junction_ids: set[str],
     problems: list[Problem],
 ) -> None:
@@ -262,16 +332,16 @@ def _unit_places(
             problems.append(
                 Problem(
                     f"units[{i}].place",
-                    f"{u.place!r} is a junction: nobody can stop on a junction, a unit "
+                    f"{_show(u.place)} is a junction: nobody can stop on a junction, a unit "
                     "stands on a place (P4)",
                 )
             )
         elif u.place not in place_ids:
-            problems.append(Problem(f"units[{i}].place", _unknown_id("place", u.place, place_ids)))
+            problems.append(Problem(f"units[{i}].place", place_ids.unknown(u.place)))
 
 
 def _types(
-    places: list[tuple[int, PlaceDoc]], place_ids: set[str], problems: list[Problem]
+    places: list[tuple[int, PlaceDoc]], place_ids: _Known, problems: list[Problem]
 ) -> dict[str, PlaceType]:
     """Each place's catalogue type; unknown types and parents are problems (P2, P6)."""
     types: dict[str, PlaceType] = {}
@@ -294,14 +364,14 @@ def _types(
             problems.append(
                 Problem(
                     f"places[{i}].parent",
-                    f"unknown parent {d.parent!r}: neither a place id of this map nor a "
+                    f"unknown parent {_show(d.parent)}: neither a place id of this map nor a "
                     "catalogue type",
                 )
             )
     return types
 
 
-def _ways(raw: object, place_ids: set[str], problems: list[Problem]) -> list[_Way]:
+def _ways(raw: object, place_ids: _Known, problems: list[Problem]) -> list[_Way]:
     """The adjacencies (P1) and the junctions on them (P4), each checked."""
     if raw is None:
         return []
@@ -335,7 +405,7 @@ def _ways(raw: object, place_ids: set[str], problems: list[Problem]) -> list[_Wa
 def _way_ends(
     path: str,
     item: list[Any],
-    place_ids: set[str],
+    place_ids: _Known,
     seen: dict[frozenset[str], str],
     problems: list[Problem],
 ) -> bool:
@@ -346,18 +416,18 @@ def _way_ends(
             problems.append(Problem(f"{path}[{n}]", f"must be a place id, got {_show(item[n])}"))
             ok = False
         elif item[n] not in place_ids:
-            problems.append(Problem(f"{path}[{n}]", _unknown_id("place", item[n], place_ids)))
+            problems.append(Problem(f"{path}[{n}]", place_ids.unknown(item[n])))
             ok = False
     if ok and item[0] == item[1]:
-        problems.append(Problem(path, f"a place cannot be adjacent to itself: {item[0]!r}"))
+        problems.append(Problem(path, f"a place cannot be adjacent to itself: {_show(item[0])}"))
         ok = False
     pair = frozenset(item[:2]) if ok else frozenset()
     if ok and pair in seen:
         problems.append(
             Problem(
                 path,
-                f"{item[0]!r} and {item[1]!r} are already adjacent ({seen[pair]}); put every "
-                "junction of a way in one entry",
+                f"{_show(item[0])} and {_show(item[1])} are already adjacent ({seen[pair]}); "
+                "put every junction of a way in one entry",
             )
         )
         ok = False
@@ -402,7 +472,7 @@ def _duplicate_ids(doc: dict[Any, Any], ways: list[_Way]) -> list[Problem]:
         if not isinstance(ident, str):
             return
         if ident in seen:
-            problems.append(Problem(path, f"duplicate id {ident!r} (also {seen[ident]})"))
+            problems.append(Problem(path, f"duplicate id {_show(ident)} (also {seen[ident]})"))
         seen.setdefault(ident, path)
 
     for key in ("places", "units"):
@@ -429,83 +499,45 @@ def _arrivals(units: list[tuple[int, UnitDoc]], problems: list[Problem]) -> dict
             problems.append(
                 Problem(
                     f"units[{i}].arrived",
-                    f"{taken[key]} also arrived {order[i]} on {u.place!r}; give each unit "
-                    "there its own arrival order",
+                    f"{short(taken[key])} also arrived {order[i]} on {_show(u.place)}; give "
+                    "each unit there its own arrival order",
                 )
             )
         taken.setdefault(key, u.id)
     return order
 
 
-# -- P2: the parent chain -----------------------------------------------------------------
+# -- P2: the parent chains ----------------------------------------------------------------
 
 
-class _Entry(NamedTuple):
-    label: str
-    encumbrance: int | None
-    cover: int | None
-    effects: tuple[Effect, ...] | None
+def _built(
+    places: list[tuple[int, PlaceDoc]], types: dict[str, PlaceType], problems: list[Problem]
+) -> list[Place]:
+    """Every place with its effective characteristics along its parent chain (P2), in
+    file order; a loop of parents is a problem (:mod:`arbitre.places.chains`, linear)."""
+    docs: dict[str, tuple[int, PlaceDoc]] = {}
+    for i, d in places:
+        docs.setdefault(d.id, (i, d))
+    index = {ident: i for ident, (i, _) in docs.items()}
+    parent = {i: d.parent for i, (_, d) in docs.items() if d.parent in docs and d.parent}
+    chains: dict[str, Lineage] = {}
+    for ident in parent_order(index, parent, problems):
+        d = docs[ident][1]
+        own = None if d.effects is None else tuple(e.effect(d.id) for e in d.effects)
+        kind = types.get(ident)
+        chains[ident] = chain(ident, d.encumbrance, d.cover, own, kind, d.parent, chains)
+    return [_place(d, chains[d.id], types) for _, d in docs.values() if d.id in chains]
 
 
-def _type_entry(t: PlaceType) -> _Entry:
-    return _Entry(t.name, t.encumbrance, t.cover, t.effects)
-
-
-def _chain(
-    d: PlaceDoc, docs: dict[str, PlaceDoc], types: dict[str, PlaceType]
-) -> list[_Entry] | str:
-    """The elements a place inherits from, itself first (P2): its own statement, its
-    catalogue type, its parent (a place of the map, with its own type, or a catalogue
-    type) and so on; or the loop, in words, when the chain comes back on itself."""
-    chain: list[_Entry] = []
-    seen: list[str] = []
-    current: tuple[str, str] | None = ("place", d.id)
-    while current is not None:
-        kind, name = current
-        if f"{kind}:{name}" in seen:
-            return " -> ".join([*(s.split(":", 1)[1] for s in seen), name])
-        seen.append(f"{kind}:{name}")
-        if kind == "place":
-            p = docs[name]
-            own = None if p.effects is None else tuple(e.effect(p.id) for e in p.effects)
-            chain.append(_Entry(p.id, p.encumbrance, p.cover, own))
-            t = types.get(p.id)
-            if t is not None:
-                chain.append(_type_entry(t))
-                seen.append(f"type:{t.name}")
-            parent = p.parent if p.parent is not None else (t.parent if t else None)
-        else:
-            t = places_by_key()[fold(name)]
-            chain.append(_type_entry(t))
-            parent = t.parent
-        if parent is None or (parent not in docs and fold(parent) not in places_by_key()):
-            current = None
-        elif parent in docs:
-            current = ("place", parent)
-        else:
-            current = ("type", places_by_key()[fold(parent)].name)
-    return chain
-
-
-def _place(
-    d: PlaceDoc,
-    places: list[tuple[int, PlaceDoc]],
-    types: dict[str, PlaceType],
-    problems: list[Problem],
-    i: int,
-) -> Place | None:
-    """A place's effective characteristics along its parent chain (P2)."""
-    chain = _chain(d, {p.id: p for _, p in places}, types)
-    if isinstance(chain, str):
-        problems.append(Problem(f"places[{i}].parent", f"the parent chain loops: {chain}"))
-        return None
+def _place(d: PlaceDoc, own: Lineage, types: dict[str, PlaceType]) -> Place:
+    """A place's effective characteristics (P2): what it states, else the first element of
+    its chain stating it, else the default."""
 
     def pick(attr: str, default: Any) -> tuple[Any, str]:
-        for n, entry in enumerate(chain):
-            value = getattr(entry, attr)
-            if value is not None:
-                return value, "stated" if n == 0 else entry.label
-        return default, "default"
+        found = own.first(attr)
+        if found is None:
+            return default, "default"
+        return found[0], "stated" if getattr(own, attr) is not None else found[1]
 
     encumbrance, enc_from = pick("encumbrance", DEFAULT_ENCUMBRANCE)
     cover, cover_from = pick("cover", DEFAULT_COVER)
@@ -520,7 +552,6 @@ def _place(
         parent=d.parent if d.parent is not None else (t.parent if t else None),
         name=d.name or "",
         at=(d.at[0], d.at[1]) if d.at is not None else None,
-        lineage=tuple(e.label for e in chain[1:]),
-        lineage_effects=tuple(x for e in chain for x in (e.effects or ())),
+        chain=own,
         sources=(("encumbrance", enc_from), ("cover", cover_from), ("effects", eff_from)),
     )

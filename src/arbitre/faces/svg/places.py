@@ -6,7 +6,12 @@ options in force. Each place is a card showing what the ``place`` question rules
 says): its id, type, cost to enter (encumbrance, P3) and cover (P5), the effects it
 grants under the options, in the ruling's words (P6), and its units, discs of their
 side's colour numbered by arrival order, with their obstruction there. A line joins
-adjacent places (P1), with a badge for each junction on it (P4).
+adjacent places (P1), with a badge for each junction on it (P4), placed where it covers
+no card and no other badge (off its way on a dashed leader line when it must). Side
+colours are stable by side name (a side named after a colour is drawn in it); the
+legend has one entry per meaning drawn: the card colour of each family on the map (the
+root of a place's parent chain, P2), the junction colours used, the sides. Texts that
+XML cannot carry (control characters in ids made through the API) are drawn as U+FFFD.
 
 Places stating ``at: [x, y]`` are drawn there (y up, any unit: only proportions count);
 the others are laid out next to their neighbours on a lattice of cards
@@ -20,10 +25,10 @@ import math
 import re
 import xml.etree.ElementTree as ET
 import zlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from typing import Any
 
-from arbitre.faces.svg.places_layout import CARD_H, CARD_W, lattice
+from arbitre.faces.svg.places_layout import CARD_H, CARD_W, badge_spots, edge_ends, lattice
 from arbitre.places import Junction, PlaceMap
 from arbitre.rules import ask
 
@@ -116,7 +121,7 @@ def _room(
     horizontal = abs(bx - ax) >= abs(by - ay)
     if not js or length == 0:
         return 1.0, horizontal
-    x1, y1, x2, y2 = _edge_ends((ax, ay), (bx, by))
+    x1, y1, x2, y2 = edge_ends((ax, ay), (bx, by))
     inside = length - math.hypot(x2 - x1, y2 - y1)  # the part of the way under the cards
     w = max(_badge_size(j)[0] for j in js)
     h = 34 * len(js)
@@ -171,14 +176,6 @@ def _wrap(text: str, size: float, width: float) -> list[str]:
         else:
             line = f"{line} {word}".strip()
     return [*lines, line] if line else lines
-
-
-def _edge_ends(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float, float, float]:
-    """Where the segment between two card centres leaves each card."""
-    dx, dy = b[0] - a[0], b[1] - a[1]
-    t = min(CARD_W / 2 / abs(dx) if dx else math.inf, CARD_H / 2 / abs(dy) if dy else math.inf)
-    t = min(t, 0.5)
-    return a[0] + dx * t, a[1] + dy * t, b[0] - dx * t, b[1] - dy * t
 
 
 def render_places(
@@ -239,101 +236,14 @@ def _xml_safe(svg: ET.Element) -> ET.Element:
     return svg
 
 
-class _Boxes:
-    """Boxes (x0, y0, x1, y1) bucketed on a grid, to find those a box meets quickly."""
-
-    CELL = 256.0
-
-    def __init__(self) -> None:
-        self.cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
-
-    def _keys(self, box: tuple[float, float, float, float]) -> Iterator[tuple[int, int]]:
-        c = self.CELL
-        for i in range(math.floor(box[0] / c), math.floor(box[2] / c) + 1):
-            for j in range(math.floor(box[1] / c), math.floor(box[3] / c) + 1):
-                yield i, j
-
-    def add(self, box: tuple[float, float, float, float]) -> None:
-        for key in self._keys(box):
-            self.cells.setdefault(key, []).append(box)
-
-    def overlap(self, box: tuple[float, float, float, float]) -> float:
-        """The area of ``box`` covered by the boxes added (each counted once)."""
-        seen = {b for key in self._keys(box) for b in self.cells.get(key, ())}
-        return sum(
-            max(0.0, min(box[2], b[2]) - max(box[0], b[0]))
-            * max(0.0, min(box[3], b[3]) - max(box[1], b[1]))
-            for b in seen
-        )
-
-
-#: Where along the visible part of a way its badges may go, in order of preference.
-BADGE_AT = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
-
-
-#: How far off its way a badge may go (past half its own size), on a leader line.
-BADGE_OFF = (16.0, 40.0, 70.0)
-
-#: Where the badges of a way go: their centre, and the point of the way a leader line
-#: joins them to when they had to leave it (None when they sit on it).
-Spot = tuple[tuple[float, float], tuple[float, float] | None]
-
-
-def _badge_candidates(
-    ends: tuple[float, float, float, float], w: float, h: float
-) -> Iterator[tuple[tuple[float, float], tuple[float, float] | None]]:
-    """Spots for a stack of badges w x h on a way: along it, then off it on each side."""
-    x1, y1, x2, y2 = ends
-    for t in BADGE_AT:
-        yield (x1 + (x2 - x1) * t, y1 + (y2 - y1) * t), None
-    length = math.hypot(x2 - x1, y2 - y1) or 1.0
-    nx, ny = -(y2 - y1) / length, (x2 - x1) / length  # a unit normal
-    reach = abs(nx) * w / 2 + abs(ny) * h / 2  # half the stack's extent along the normal
-    for off in BADGE_OFF:
-        for t in BADGE_AT:
-            px, py = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
-            for side in (1.0, -1.0):
-                d = side * (reach + off)
-                yield (px + nx * d, py + ny * d), (px, py)
-
-
-def _badge_spots(
-    placemap: PlaceMap, pos: Mapping[str, tuple[float, float]]
-) -> dict[tuple[str, str], Spot]:
-    """Where the badges of each way with junctions go: the first spot along it where they
-    cover no card and no badge placed before; else the first such spot off the way (a
-    leader line joins them to it); else the least covered spot."""
-    cards, badges = _Boxes(), _Boxes()
-    for x, y in pos.values():
-        cards.add((x - CARD_W / 2 - 4, y - CARD_H / 2 - 4, x + CARD_W / 2 + 4, y + CARD_H / 2 + 4))
-    spots: dict[tuple[str, str], Spot] = {}
-    for a, b in placemap.adjacent:
-        js = placemap.junctions_between(a, b)
-        if not js:
-            continue
-        w, h = max(_badge_size(j)[0] for j in js) + 6, 34.0 * len(js)
-        best: tuple[float, Spot] | None = None
-        for (cx, cy), anchor in _badge_candidates(_edge_ends(pos[a], pos[b]), w, h):
-            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
-            cost = cards.overlap(box) + badges.overlap(box)
-            if best is None or cost < best[0]:
-                best = (cost, ((cx, cy), anchor))
-            if cost == 0:
-                break
-        assert best is not None
-        (cx, cy), _ = spots[a, b] = best[1]
-        badges.add((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
-    return spots
-
-
 def _ways(svg: ET.Element, placemap: PlaceMap, pos: dict[str, tuple[float, float]]) -> None:
     """A line for each way between adjacent places (P1), a badge for each junction (P4)
     where it covers no card and no other badge."""
     edges = ET.SubElement(svg, "g", {"class": "ways"})
     badges = ET.SubElement(svg, "g", {"class": "junctions"})
-    spots = _badge_spots(placemap, pos)
+    spots = badge_spots(placemap, pos, _stack_size)
     for a, b in placemap.adjacent:
-        x1, y1, x2, y2 = _edge_ends(pos[a], pos[b])
+        x1, y1, x2, y2 = edge_ends(pos[a], pos[b])
         js = placemap.junctions_between(a, b)
         ET.SubElement(
             edges,
@@ -369,6 +279,11 @@ def _ways(svg: ET.Element, placemap: PlaceMap, pos: dict[str, tuple[float, float
                 )
             for k, j in enumerate(js):
                 _badge(badges, j, mx, my + (k - (len(js) - 1) / 2) * 34)
+
+
+def _stack_size(js: tuple[Junction, ...]) -> tuple[float, float]:
+    """The width and height of the stack of a way's badges, a margin included."""
+    return max(_badge_size(j)[0] for j in js) + 6, 34.0 * len(js)
 
 
 def _badge_size(j: Junction) -> tuple[float, float]:

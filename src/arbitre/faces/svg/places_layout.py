@@ -14,8 +14,11 @@ largest first, the places with no neighbour at all in one block.
 
 "Is this spot free" looks at the cards of the nine buckets around it, so the layout
 costs a few dozen such looks per place whatever the map's size (5,000 places in a
-fraction of a second: ``bench/bench_places.py``). Then the map grows, across or down,
-until the junction badges of every way fit between its cards.
+fraction of a second: ``bench/bench_places.py``). Maps of up to :data:`CAREFUL` places
+also keep short ways from passing under cards, and small parts try several roots. The
+picture then grows the map, across or down, until the junction badges of every way fit
+between its cards, and :func:`badge_spots` puts each way's badges where they cover no
+card and no other badge: along the way, else off it on a leader line.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ import math
 from collections.abc import Callable, Iterator, Mapping
 from functools import cache
 
-from arbitre.places import PlaceMap
+from arbitre.places import Junction, PlaceMap
 
 #: Card size and gap, in pixels.
 CARD_W, CARD_H, GAP = 200.0, 124.0, 70.0
@@ -392,3 +395,104 @@ def lattice(placemap: PlaceMap) -> dict[str, XY]:
         boards.append(_singles(alone))
     top = max((y for _, y in shared.at.values()), default=-PITCH_Y) + PITCH_Y + GAP
     return shared.at | _pack(boards, top if shared.at else 0.0)
+
+
+# -- where the junction badges go ------------------------------------------------------
+
+
+def edge_ends(a: tuple[float, float], b: tuple[float, float]) -> tuple[float, float, float, float]:
+    """Where the segment between two card centres leaves each card."""
+    dx, dy = b[0] - a[0], b[1] - a[1]
+    t = min(CARD_W / 2 / abs(dx) if dx else math.inf, CARD_H / 2 / abs(dy) if dy else math.inf)
+    t = min(t, 0.5)
+    return a[0] + dx * t, a[1] + dy * t, b[0] - dx * t, b[1] - dy * t
+
+
+class Boxes:
+    """Boxes (x0, y0, x1, y1) bucketed on a grid, to find those a box meets quickly."""
+
+    CELL = 256.0
+
+    def __init__(self) -> None:
+        self.cells: dict[tuple[int, int], list[tuple[float, float, float, float]]] = {}
+
+    def _keys(self, box: tuple[float, float, float, float]) -> Iterator[tuple[int, int]]:
+        c = self.CELL
+        for i in range(math.floor(box[0] / c), math.floor(box[2] / c) + 1):
+            for j in range(math.floor(box[1] / c), math.floor(box[3] / c) + 1):
+                yield i, j
+
+    def add(self, box: tuple[float, float, float, float]) -> None:
+        for key in self._keys(box):
+            self.cells.setdefault(key, []).append(box)
+
+    def overlap(self, box: tuple[float, float, float, float]) -> float:
+        """The area of ``box`` covered by the boxes added (each counted once)."""
+        seen = {b for key in self._keys(box) for b in self.cells.get(key, ())}
+        return sum(
+            max(0.0, min(box[2], b[2]) - max(box[0], b[0]))
+            * max(0.0, min(box[3], b[3]) - max(box[1], b[1]))
+            for b in seen
+        )
+
+
+#: Where along the visible part of a way its badges may go, in order of preference.
+BADGE_AT = (0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8)
+
+
+#: How far off its way a badge may go (past half its own size), on a leader line.
+BADGE_OFF = (16.0, 40.0, 70.0)
+
+#: Where the badges of a way go: their centre, and the point of the way a leader line
+#: joins them to when they had to leave it (None when they sit on it).
+Spot = tuple[tuple[float, float], tuple[float, float] | None]
+
+
+def _badge_candidates(
+    ends: tuple[float, float, float, float], w: float, h: float
+) -> Iterator[tuple[tuple[float, float], tuple[float, float] | None]]:
+    """Spots for a stack of badges w x h on a way: along it, then off it on each side."""
+    x1, y1, x2, y2 = ends
+    for t in BADGE_AT:
+        yield (x1 + (x2 - x1) * t, y1 + (y2 - y1) * t), None
+    length = math.hypot(x2 - x1, y2 - y1) or 1.0
+    nx, ny = -(y2 - y1) / length, (x2 - x1) / length  # a unit normal
+    reach = abs(nx) * w / 2 + abs(ny) * h / 2  # half the stack's extent along the normal
+    for off in BADGE_OFF:
+        for t in BADGE_AT:
+            px, py = x1 + (x2 - x1) * t, y1 + (y2 - y1) * t
+            for side in (1.0, -1.0):
+                d = side * (reach + off)
+                yield (px + nx * d, py + ny * d), (px, py)
+
+
+def badge_spots(
+    placemap: PlaceMap,
+    pos: Mapping[str, XY],
+    size: Callable[[tuple[Junction, ...]], tuple[float, float]],
+) -> dict[tuple[str, str], Spot]:
+    """Where the badges of each way with junctions go (``size``: the width and height of
+    the stack of a way's badges): the first spot along it where they cover no card and no
+    badge placed before; else the first such spot off the way (a
+    leader line joins them to it); else the least covered spot."""
+    cards, badges = Boxes(), Boxes()
+    for x, y in pos.values():
+        cards.add((x - CARD_W / 2 - 4, y - CARD_H / 2 - 4, x + CARD_W / 2 + 4, y + CARD_H / 2 + 4))
+    spots: dict[tuple[str, str], Spot] = {}
+    for a, b in placemap.adjacent:
+        js = placemap.junctions_between(a, b)
+        if not js:
+            continue
+        w, h = size(js)
+        best: tuple[float, Spot] | None = None
+        for (cx, cy), anchor in _badge_candidates(edge_ends(pos[a], pos[b]), w, h):
+            box = (cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2)
+            cost = cards.overlap(box) + badges.overlap(box)
+            if best is None or cost < best[0]:
+                best = (cost, ((cx, cy), anchor))
+            if cost == 0:
+                break
+        assert best is not None
+        (cx, cy), _ = spots[a, b] = best[1]
+        badges.add((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2))
+    return spots

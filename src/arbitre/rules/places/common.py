@@ -36,6 +36,19 @@ class PlacesOptions:
     bleeding_stacks: bool = True
 
 
+#: Ids the words of a reason name before the rest are only counted (its ids hold them all).
+MAX_WORDED = 12
+
+
+def worded(ids: Iterable[str], sep: str = ", ", most: int = MAX_WORDED) -> str:
+    """Ids as a reason words them: all of them, or past ``most`` the first ones, the last
+    and the count (a chain of 5,000 places is not written out in a sentence)."""
+    names = list(ids)
+    if len(names) <= most:
+        return sep.join(names)
+    return sep.join([*names[: most - 2], "...", names[-1]]) + f" ({len(names)} in all)"
+
+
 def placemap_of(subject: object, question: str) -> PlaceMap:
     """The map a places question is asked of; a RulesError if it is not a map of places."""
     if not isinstance(subject, PlaceMap):

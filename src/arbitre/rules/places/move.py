@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from arbitre.errors import RulesError
-from arbitre.places import Effect, PlaceMap, Unit
+from arbitre.places import MAX_MOVEMENT, Effect, PlaceMap, Unit
 from arbitre.rules.places.common import (
     EFFECT,
     JUNCTION,
@@ -29,6 +29,7 @@ from arbitre.rules.places.common import (
     obstruction_bonus,
     placemap_of,
     refs,
+    worded,
 )
 from arbitre.rules.ruling import Reason, reasons_json
 from arbitre.rules.schema import IDS, INT, REASONS, STR, array, obj
@@ -217,34 +218,54 @@ def _arrival(
 _Label = tuple[int, int, int, int, tuple[str, ...]]
 
 
+def _step_figures(
+    placemap: PlaceMap, mover: Unit, here: str, there: str, options: PlacesOptions
+) -> tuple[int, int]:
+    """The points a step costs and the bleeding it gives (its junctions, and the arrival
+    effects of ``there`` when they count on passing)."""
+    cost, bleed = placemap.place(there).encumbrance, 0
+    for j in placemap.junctions_between(here, there):
+        cost, bleed = cost + j.encumbrance, bleed + j.bleeding
+    if options.effects_on_passing:
+        passing = _arrival(placemap, there, mover.id, options, final=False)
+        bleed += sum(e.amount for e in passing if e.kind == "bleeding")
+    return cost, bleed
+
+
 def _fronts(
     placemap: PlaceMap, mover: Unit, budget: int, options: PlacesOptions
 ) -> dict[str, list[_Label]]:
     """The Pareto front of (exhaustion, points spent) of every place within reach (P3-P4):
     a label-setting search, exact; labels popped in order, so a label is kept only when
     no kept one spends as little or less."""
-    leave = {p.id: leaving(placemap, mover, p.id, options)[0] for p in placemap.places}
+    occupied = dict.fromkeys(u.place for u in placemap.units)  # elsewhere leaving is free
+    leave = {p: leaving(placemap, mover, p, options)[0] for p in occupied}
     heap: list[_Label] = [(0, 0, 0, 0, (mover.place,))]
     fronts: dict[str, list[_Label]] = {}
+    steps: dict[tuple[str, str], tuple[int, int]] = {}  # cost and bleeding of each step
     while heap:
         label = heapq.heappop(heap)
         exhaustion, spent, bled, n, path = label
         here = path[-1]
         front = fronts.setdefault(here, [])
-        if any(s <= spent for _, s, *_ in front):
+        if front and front[-1][1] <= spent:  # kept labels spend less and less
             continue
         front.append(label)
         for there in placemap.graph.neighbors(here):
-            cost = step_cost(placemap, here, there)
+            if (here, there) not in steps:
+                steps[here, there] = _step_figures(placemap, mover, here, there, options)
+            cost, bleed = steps[here, there]
             if there in path or spent + cost > budget:
                 continue
-            bleed = sum(j.bleeding for j in placemap.junctions_between(here, there))
-            if options.effects_on_passing:
-                passing = _arrival(placemap, there, mover.id, options, final=False)
-                bleed += sum(e.amount for e in passing if e.kind == "bleeding")
             heapq.heappush(
                 heap,
-                (exhaustion + leave[here], spent + cost, bled + bleed, n + 1, (*path, there)),
+                (
+                    exhaustion + leave.get(here, 0),
+                    spent + cost,
+                    bled + bleed,
+                    n + 1,
+                    (*path, there),
+                ),
             )
     return fronts
 
@@ -260,14 +281,22 @@ def move(subject: object, request: MoveRequest, *, options: PlacesOptions) -> li
         raise RulesError(f"unit {mover.id!r} has no movement: give the points (--points N)")
     if budget < 0:
         raise RulesError(f"movement points must be >= 0, got {budget}")
+    if budget > MAX_MOVEMENT:
+        raise RulesError(
+            f"movement points must be <= {MAX_MOVEMENT} (far beyond any unit's movement; "
+            f"every way of the ruling is listed step by step), got {budget}"
+        )
     fronts = _fronts(placemap, mover, budget, options)
     order = {p.id: k for k, p in enumerate(placemap.places)}
     reached = sorted(
         (p for p in fronts if p != mover.place),
         key=lambda p: (fronts[p][0][0], fronts[p][0][1], order[p]),
     )
+    cache: dict[tuple[str, str], tuple[Step, list[int], list[Reason]]] = {}
     ways = tuple(
-        _way(placemap, mover, label[4], budget, options) for p in reached for label in fronts[p]
+        _way(placemap, mover, label[4], budget, options, cache)
+        for p in reached
+        for label in fronts[p]
     )
     unreachable = tuple(p.id for p in placemap.places if p.id != mover.place and p.id not in fronts)
     ruling = MoveRuling(
@@ -296,7 +325,7 @@ def _reasons(
             "P1",
             (here, *near),
             f"a move goes from place to adjacent place; next to {here}: "
-            f"{', '.join(near) or 'nothing'}",
+            f"{worded(near) or 'nothing'}",
         ),
         Reason(
             "P3",
@@ -311,7 +340,7 @@ def _reasons(
             Reason(
                 "P3",
                 (unit, *foes),
-                f"leaving {here} gains {gained} exhaustion: the obstruction of {', '.join(foes)}",
+                f"leaving {here} gains {gained} exhaustion: the obstruction of {worded(foes)}",
             )
         )
     reasons.append(
@@ -327,7 +356,7 @@ def _reasons(
             Reason(
                 "P3",
                 unreachable,
-                f"out of reach with {budget} points: {', '.join(unreachable)}",
+                f"out of reach with {budget} points: {worded(unreachable)}",
             )
         )
     return tuple(reasons)
@@ -360,18 +389,26 @@ def _step(
     reasons.append(Reason("P4" if junctions else "P3", (a, b, *ids), f"{text}: {step.cost} points"))
     if foes:
         reasons.append(
-            Reason("P3", (a, *foes), f"leaving {a}: +{exhaustion} exhaustion ({', '.join(foes)})")
+            Reason("P3", (a, *foes), f"leaving {a}: +{exhaustion} exhaustion ({worded(foes)})")
         )
     return step, bled, reasons
 
 
 def _way(
-    placemap: PlaceMap, mover: Unit, path: tuple[str, ...], budget: int, options: PlacesOptions
+    placemap: PlaceMap,
+    mover: Unit,
+    path: tuple[str, ...],
+    budget: int,
+    options: PlacesOptions,
+    cache: dict[tuple[str, str], tuple[Step, list[int], list[Reason]]],
 ) -> Way:
-    """The costs, gains and reasons of one way (P3, P4, P6)."""
+    """The costs, gains and reasons of one way (P3, P4, P6); ``cache`` keeps each step
+    worked out once for all the ways of a ruling (a step depends only on its two ends)."""
     steps, reasons, gained, bled = [], [], [], []
     for a, b in itertools.pairwise(path):
-        step, step_bled, step_reasons = _step(placemap, mover, a, b, options)
+        if (a, b) not in cache:
+            cache[a, b] = _step(placemap, mover, a, b, options)
+        step, step_bled, step_reasons = cache[a, b]
         steps.append(step)
         bled += step_bled
         reasons += step_reasons

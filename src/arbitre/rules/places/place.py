@@ -24,6 +24,7 @@ from arbitre.rules.places.common import (
     obstruction_bonus,
     placemap_of,
     refs,
+    worded,
 )
 from arbitre.rules.ruling import Reason, reasons_json
 from arbitre.rules.schema import BOOL, IDS, INT, STR, array, nullable, obj
@@ -190,13 +191,12 @@ def _reasons(
     p: Place, effects: tuple[Effect, ...], there: tuple[Unit, ...], near: tuple[str, ...]
 ) -> tuple[Reason, ...]:
     """P2 characteristics and inheritance, P6 effects and arrival order, P1 neighbours."""
-    src = dict(p.sources)
     reasons = [
         Reason(
             "P2",
             (p.id,),
-            f"encumbrance {p.encumbrance} ({source_text(src['encumbrance'])}), "
-            f"cover {p.cover} ({source_text(src['cover'])})",
+            f"encumbrance {p.encumbrance} ({source_text(p.source('encumbrance'))}), "
+            f"cover {p.cover} ({source_text(p.source('cover'))})",
         )
     ]
     if p.lineage:
@@ -204,7 +204,7 @@ def _reasons(
             Reason(
                 "P2",
                 (p.id, *p.lineage),
-                f"inherits what it does not state from {' -> '.join(p.lineage)}",
+                f"inherits what it does not state from {worded(p.lineage, ' -> ')}",
             )
         )
     reasons += [Reason("P6", (p.id,), f"{describe(e)} ({e.source})") for e in effects]
@@ -214,11 +214,11 @@ def _reasons(
             Reason(
                 "P6",
                 tuple(u.id for u in there),
-                f"arrival order: {', '.join(u.id for u in there)}; a unit arriving now is the "
+                f"arrival order: {worded(u.id for u in there)}; a unit arriving now is the "
                 "last arrived" + (f", not the first ({there[0].id} is)" if first else ""),
             )
         )
-    reasons.append(Reason("P1", (p.id, *near), f"adjacent places: {', '.join(near) or 'none'}"))
+    reasons.append(Reason("P1", (p.id, *near), f"adjacent places: {worded(near) or 'none'}"))
     return tuple(reasons)
 
 
@@ -237,7 +237,7 @@ def place(subject: object, request: PlaceRequest, *, options: PlacesOptions) -> 
         lineage=p.lineage,
         encumbrance=p.encumbrance,
         cover=p.cover,
-        sources=p.sources,
+        sources=tuple((k, p.source(k)) for k in ("encumbrance", "cover", "effects")),
         effects=granted(effects),
         neighbours=tuple(
             Neighbour(place=n, junctions=refs(placemap.junctions_between(p.id, n))) for n in near

@@ -16,7 +16,7 @@ import networkx as nx  # type: ignore[import-untyped, unused-ignore]
 
 from arbitre.errors import RulesError
 from arbitre.places import Effect, Junction, PlaceMap, Unit
-from arbitre.rules.places.common import PlacesOptions, effects_of, holds, placemap_of
+from arbitre.rules.places.common import PlacesOptions, effects_of, holds, placemap_of, worded
 from arbitre.rules.ruling import Reason, reasons_json
 from arbitre.rules.schema import BOOL, IDS, INT, STR, array, nullable, obj
 
@@ -165,7 +165,12 @@ def _line(
     placemap: PlaceMap, a: str, b: str, *, tower: bool, options: PlacesOptions
 ) -> tuple[str, ...] | None:
     """The places a projectile crosses from ``a`` to ``b`` (P5 decision): a shortest path
-    (fewest steps); among those, fewest doors, then least reduction, then ids."""
+    (fewest steps); among those, fewest doors, then least reduction, then ids.
+
+    One pass over the breadth-first layers, linear in the map: each place keeps its best
+    (doors, reduction) and the place before it, and each layer is ranked by the ids of
+    its best ways (a way's ids compare as the rank of the way to the place before, then
+    the place's own id), so ways are never copied."""
     graph = placemap.graph
     if a == b:
         return (a,)
@@ -173,22 +178,31 @@ def _line(
     if b not in dist:
         return None
     over_doors = tower and options.tower_over_doors
-    best: dict[str, tuple[int, int, tuple[str, ...]]] = {a: (0, 0, (a,))}
-    for node in sorted((n for n in dist if n != a), key=lambda n: dist[n]):
-        if dist[node] > dist[b]:
-            break
-        here = []
-        for prev in graph.neighbors(node):
-            if dist.get(prev) != dist[node] - 1:
-                continue
-            doors, red, path = best[prev]
-            js = placemap.junctions_between(prev, node)
-            doors += 0 if over_doors else sum(j.blocks_ranged for j in js)
-            if not tower:
-                red += placemap.place(node).cover + sum(j.ranged_reduction for j in js)
-            here.append((doors, red, (*path, node)))
-        best[node] = min(here)
-    return best[b][2]
+    layers: list[list[str]] = [[] for _ in range(dist[b] + 1)]
+    for node, d in dist.items():
+        if d <= dist[b]:
+            layers[d].append(node)
+    best: dict[str, tuple[int, int, int, str]] = {a: (0, 0, 0, a)}
+    rank = {a: 0}
+    for k in range(1, dist[b] + 1):
+        for node in layers[k]:
+            here = []
+            for prev in graph.neighbors(node):
+                if dist.get(prev) != k - 1:
+                    continue
+                doors, red, _, _ = best[prev]
+                js = placemap.junctions_between(prev, node)
+                doors += 0 if over_doors else sum(j.blocks_ranged for j in js)
+                if not tower:
+                    red += placemap.place(node).cover + sum(j.ranged_reduction for j in js)
+                here.append((doors, red, rank[prev], prev))
+            best[node] = min(here)
+        ranked = sorted(layers[k], key=lambda n: (rank[best[n][3]], n))
+        rank.update((n, r) for r, n in enumerate(ranked))
+    line = [b]
+    while line[-1] != a:
+        line.append(best[line[-1]][3])
+    return tuple(reversed(line))
 
 
 def _tower(placemap: PlaceMap, shooter: Unit, options: PlacesOptions) -> Effect | None:
@@ -267,7 +281,7 @@ def _cover_counts(
                 "P5",
                 line[1:],
                 "attack score reduced by the covers of the places crossed but the first: "
-                f"{' + '.join(parts) or 'none'} = {total}",
+                f"{worded(parts, ' + ') or 'none'} = {total}",
             )
         )
     return adds, reasons
@@ -320,7 +334,7 @@ def shot(subject: object, request: ShotRequest, *, options: PlacesOptions) -> li
         refusals.append(Reason("P5", (s.place, t.place), text))
     else:
         text = (
-            f"the projectile crosses {' -> '.join(line)} (a shortest way between the "
+            f"the projectile crosses {worded(line, ' -> ')} (a shortest way between the "
             "shooter's place and the target's)"
         )
         reasons.append(Reason("P5", line, text))
