@@ -748,9 +748,17 @@ def test_cli_shot_and_options(cli: Any) -> None:
 
 
 def _rows(output: str) -> list[list[str]]:
-    """The cells of every table row."""
-    lines = [line.strip() for line in output.splitlines()]
-    return [[c.strip() for c in line[1:-1].split("│")] for line in lines if line.startswith("│")]
+    """The cells of the shot table's rows, cut at its header's column starts."""
+    lines = output.splitlines()
+    head = next(i for i, line in enumerate(lines) if line.startswith("crossed"))
+    starts = [lines[head].index(h) for h in ("crossed", "cover", "counts")]
+    rows = []
+    for line in lines[head + 2 :]:
+        if not line.strip() or line.startswith(("  attack", "  refused", "  P")):
+            break
+        cuts = [*starts[1:], len(line) + 1]
+        rows.append([line[a:b].strip() for a, b in zip(starts, cuts, strict=True)])
+    return rows
 
 
 def _row(output: str, first: str) -> list[str]:

@@ -11,6 +11,7 @@ what is valid (:func:`check_names`, called by the registry).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -57,9 +58,15 @@ def read_options(
     """Build ``cls`` from the options given, taking only the names it declares (each
     value checked against its type); the others are left to their rulesets."""
     items = dict(given)
-    hints = typing.get_type_hints(cls)
+    hints = _hints(cls)
     values = {k: _check(k, v, hints[k]) for k, v in items.items() if k in field_names(cls)}
     return cls(**values)
+
+
+@functools.cache
+def _hints(cls: type[Any]) -> dict[str, Any]:
+    """An options dataclass's field types (read once: ``get_type_hints`` is slow)."""
+    return typing.get_type_hints(cls)
 
 
 def check_names(given: Iterable[str], declared: Mapping[str, tuple[str, ...]]) -> None:

@@ -12,17 +12,20 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 import typer
-from rich.table import Table as RichTable
 
 from arbitre.faces.cli.common import (
+    MAX_BYTES,
     FileArg,
     JsonOpt,
+    MaxBytesOpt,
     OptionOpt,
     ask_file,
+    esc,
     out,
     print_reasons,
     show,
 )
+from arbitre.faces.cli.grid import Col, print_grid
 from arbitre.rules import Answer
 
 PANEL = "Places"
@@ -30,15 +33,15 @@ PANEL = "Places"
 
 def _way_text(way: Any) -> str:
     """A way as ``a -> b -[Porte]-> c``, from its steps."""
-    text: str = way.path[0]
+    text: str = esc(way.path[0])
     for step in way.steps:
-        mid = "".join(f"[{j.kind}]" for j in step.junctions)
-        text += f" -{mid}-> {step.end}" if mid else f" -> {step.end}"
+        mid = "".join(esc(f"[{j.kind}]") for j in step.junctions)
+        text += f" -{mid}-> {esc(step.end)}" if mid else f" -> {esc(step.end)}"
     return text
 
 
 def _texts(effects: Any) -> str:
-    return "; ".join(e.text for e in effects)
+    return esc("; ".join(e.text for e in effects))
 
 
 def print_move(answer: Answer) -> None:
@@ -49,16 +52,29 @@ def print_move(answer: Answer) -> None:
         "(P3-P4)"
     )
     bleeding = any(w.bleeding for w in ruling.ways)
-    grid = RichTable()
-    cols = ("place", "points left", "exhaustion", *(("bleeding",) if bleeding else ()))
-    for col in (*cols, "way", "gains on arrival"):
-        grid.add_column(col, overflow="fold")
-    for w in ruling.ways:
-        bled = (str(w.bleeding),) if bleeding else ()
-        grid.add_row(
-            w.place, str(w.left), str(w.exhaustion), *bled, _way_text(w), _texts(w.effects)
-        )
-    out.print(grid if ruling.ways else "  no place within reach")
+    cols = [
+        Col("place"),
+        Col("points left", "left"),
+        Col("exhaustion", "exh"),
+        *((Col("bleeding", "bl"),) if bleeding else ()),
+        Col("way"),
+        Col("gains on arrival", "gains"),
+    ]
+    rows = [
+        [
+            esc(w.place),
+            str(w.left),
+            str(w.exhaustion),
+            *((str(w.bleeding),) if bleeding else ()),
+            _way_text(w),
+            _texts(w.effects),
+        ]
+        for w in ruling.ways
+    ]
+    if rows:
+        print_grid(out, cols, rows, key=1)
+    else:
+        out.print("  no place within reach")
     traded = [p for p in ruling.places if len(ruling.ways_to(p)) > 1]
     if traded:
         out.print(f"  more than one way to {', '.join(traded)}: less exhaustion costs more points")
@@ -71,18 +87,16 @@ def print_shot(answer: Answer) -> None:
     verdict = "[green]can shoot[/]" if ruling.allowed else "[red]cannot shoot[/]"
     out.print(f"[bold]{ruling.shooter}[/] -> [bold]{ruling.target}[/]: {verdict}")
     if ruling.way:
-        grid = RichTable()
-        for col in ("crossed", "cover", "counts"):
-            grid.add_column(col, overflow="fold")
         places = [c for c in ruling.way if c.kind == "place"]
+        rows = []
         for c in ruling.way:
             if c.kind == "junction":
-                name = f"  {c.name} ({c.id})" + (", no shots across" if c.blocks else "")
+                name = f"  {esc(c.name)} ({esc(c.id)})" + (", no shots across" if c.blocks else "")
             else:
                 role = " (shooter)" if c is places[0] else " (target)" if c is places[-1] else ""
-                name = c.id + role
-            grid.add_row(name, str(c.cover), "" if c.adds is None else str(c.adds))
-        out.print(grid)
+                name = esc(c.id) + role
+            rows.append([name, str(c.cover), "" if c.adds is None else str(c.adds)])
+        print_grid(out, [Col("crossed"), Col("cover"), Col("counts")], rows, key=1)
     if ruling.allowed:
         extra = f", range {ruling.range_bonus:+d}" if ruling.range_bonus else ""
         out.print(f"  attack score -{ruling.reduction} (counting {ruling.counting}){extra}")
@@ -106,12 +120,18 @@ def print_place(answer: Answer) -> None:
         across = ", ".join(f"{j.kind} ({j.id})" for j in n.junctions)
         out.print(f"  next to {n.place}" + (f" across {across}" if across else ""))
     if ruling.occupants:
-        grid = RichTable(title="units here, first arrived first")
-        for col in ("unit", "side", "arrived", "obstruction", "holds"):
-            grid.add_column(col, overflow="fold")
-        for o in ruling.occupants:
-            grid.add_row(o.unit, o.side, str(o.arrived), str(o.obstruction), _texts(o.effects))
-        out.print(grid)
+        rows = [
+            [esc(o.unit), esc(o.side), str(o.arrived), str(o.obstruction), _texts(o.effects)]
+            for o in ruling.occupants
+        ]
+        cols = [
+            Col("unit"),
+            Col("side"),
+            Col("arrived", "arr"),
+            Col("obstruction", "obs"),
+            Col("holds"),
+        ]
+        print_grid(out, cols, rows, title="units here, first arrived first", key=1)
     out.print(f"  a unit arriving now gets: {_texts(ruling.arriving) or 'nothing'}")
     print_reasons(ruling.reasons)
 
@@ -129,9 +149,12 @@ def register(app: typer.Typer) -> None:
         ] = None,
         option: OptionOpt = None,
         as_json: JsonOpt = False,
+        max_bytes: MaxBytesOpt = MAX_BYTES,
     ) -> None:
         """Every place a unit can end its move on: points left, exhaustion, the way (P3-P4)."""
-        _, answer = ask_file(file, "move", option=option, unit=unit, points=points)
+        _, answer = ask_file(
+            file, "move", option=option, max_bytes=max_bytes, unit=unit, points=points
+        )
         show(answer, as_json, print_move)
 
     @app.command(rich_help_panel=PANEL)
@@ -141,9 +164,12 @@ def register(app: typer.Typer) -> None:
         target: Annotated[str, typer.Argument(help="The unit shot at.", show_default=False)],
         option: OptionOpt = None,
         as_json: JsonOpt = False,
+        max_bytes: MaxBytesOpt = MAX_BYTES,
     ) -> None:
         """The places a shot crosses, what each counts, the attack score reduction (P5)."""
-        _, answer = ask_file(file, "shot", option=option, shooter=shooter, target=target)
+        _, answer = ask_file(
+            file, "shot", option=option, max_bytes=max_bytes, shooter=shooter, target=target
+        )
         show(answer, as_json, print_shot)
 
     @app.command(rich_help_panel=PANEL)
@@ -152,9 +178,10 @@ def register(app: typer.Typer) -> None:
         place: Annotated[str, typer.Argument(help="The place's id.", show_default=False)],
         option: OptionOpt = None,
         as_json: JsonOpt = False,
+        max_bytes: MaxBytesOpt = MAX_BYTES,
     ) -> None:
         """A place's effective characteristics and what a unit arriving now gets (P2, P6)."""
-        _, answer = ask_file(file, "place", option=option, place=place)
+        _, answer = ask_file(file, "place", option=option, max_bytes=max_bytes, place=place)
         show(answer, as_json, print_place)
 
     _ = (move, shot, place)
