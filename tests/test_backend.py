@@ -74,3 +74,53 @@ def test_bad_mode_is_a_clear_error(jit) -> None:
     jit("sometimes")
     with pytest.raises(ArbitreError, match="ARBITRE_JIT='sometimes'"):
         backend.kernels(1)
+
+
+def _polygon_table_code(corners: int, question: str) -> str:
+    """A script asking ``question`` on a table with one polygon of ``corners`` corners
+    and six models around it, printing whether the compiled kernels were loaded."""
+    return (
+        "import math, sys, arbitre\n"
+        "from arbitre.geometry import Point, PolygonFootprint\n"
+        "from arbitre.table import Model, Table, Terrain\n"
+        f"n = {corners}\n"
+        "ring = tuple(Point(500 + (200 - 60 * (i % 2)) * math.cos(2 * math.pi * i / n),\n"
+        "                   500 + (200 - 60 * (i % 2)) * math.sin(2 * math.pi * i / n))\n"
+        "             for i in range(n))\n"
+        "models = tuple(Model(f'm{i}', 'ab'[i % 2], Point(500 + 350 * math.cos(i),\n"
+        "                                                 500 + 350 * math.sin(i)))\n"
+        "               for i in range(6))\n"
+        "t = Table(1000, 1000, terrain=(Terrain('p', PolygonFootprint(ring)),), models=models)\n"
+        f"arbitre.ask(t, 'los', rules={question!r})\n"
+        "print('arbitre.kernels' in sys.modules)\n"
+    )
+
+
+@pytest.mark.parametrize("question", ["frostgrave", "darkage", "mordheim"])
+def test_a_polygon_of_many_corners_runs_compiled(question: str) -> None:
+    """The work counts a polygon's edges (issue 17: 500 corners took 57.6 s interpreted)."""
+    env = {**os.environ, "ARBITRE_JIT": "auto"}
+    seen = []
+    for corners in (8, 500):
+        out = subprocess.run(
+            [sys.executable, "-c", _polygon_table_code(corners, question)],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        seen.append(out.stdout.split())
+    assert seen == [["False"], ["True"]]
+
+
+def test_the_work_of_a_piece_is_its_edges() -> None:
+    table = random_table(3, models=4, terrain=6)
+    ix = sight.build_index(table)
+    sizes = backend.piece_sizes(ix.kind, ix.eoff)
+    edges = np.diff(ix.eoff)
+    assert np.array_equal(sizes[ix.kind == 1], edges[ix.kind == 1])
+    assert np.all(sizes[ix.kind == 0] == 1)
+    assert backend.piece_work(ix.kind, ix.eoff) == ix.work() == int(sizes.sum())
+    assert ix.work([0, 1]) == int(sizes[:2].sum())
+    assert ix.work(each=sight.share_work) >= 4 * ix.work()
+    assert ix.work(each=sight.window_work) >= 40 * ix.work()

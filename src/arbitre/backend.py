@@ -19,7 +19,10 @@ from collections.abc import Callable
 from functools import cache
 from typing import Any
 
-#: Below this many elementary tests (segment against piece), interpreting is faster
+import numpy as np
+
+#: Below this many elementary tests (segment against disc or polygon edge: see
+#: :func:`piece_work`), interpreting is faster
 #: than loading the compiled code: about 0.1 s of Python against 0.6 s of start-up.
 INTERPRET_BELOW = 20_000
 
@@ -33,6 +36,20 @@ def _mode() -> str:
 
         raise ArbitreError(f"ARBITRE_JIT={mode!r}: expected one of {', '.join(_MODES)}")
     return mode
+
+
+def piece_sizes(kind: np.ndarray, eoff: np.ndarray) -> np.ndarray:
+    """The size of each packed piece for the work estimates: 1 for a disc (kind 0,
+    ``kernels.DISC``), its number of edges for a polygon (at least 1)."""
+    edges = np.maximum(np.diff(eoff[: len(kind) + 1]), 1)
+    return np.where(kind == 0, 1, edges).astype(np.float64)
+
+
+def piece_work(kind: np.ndarray, eoff: np.ndarray) -> int:
+    """Elementary tests of one segment against every packed piece (a disc counts one, a
+    polygon its edges): callers multiply it by their segments, so that a polygon of many
+    corners, not one piece among others, decides the build."""
+    return int(piece_sizes(kind, eoff).sum())
 
 
 def kernels(work: int) -> Any:

@@ -17,6 +17,14 @@ from shapely.geometry.base import BaseGeometry
 #: Numerical tolerance for floating-point comparisons, in mm. Far below anything a
 #: player can place or measure; G4 contact uses the scenario's own tolerance.
 EPS = 1e-7
+#: The least size, in mm, of a base other than none (0, F8) and of a wall's thickness, a
+#: circle's radius or a rectangle's side: the loader refuses smaller ones, which no measure
+#: tells from a point or a line (the kernels measure such bases as points).
+MIN_SIZE = 0.01
+#: Footprints thinner than this (mm) are drawn this thin: shapely draws nothing of a wall
+#: or a circle of 1e-20 mm, which would then stand nowhere (a point or a line still
+#: blocks, G5).
+THINNEST = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,7 +71,8 @@ class CircleFootprint:
     radius: float
 
     def shape(self) -> BaseGeometry:
-        return shapely.Point(self.centre.x, self.centre.y).buffer(self.radius, quad_segs=64)
+        radius = max(self.radius, THINNEST)
+        return shapely.Point(self.centre.x, self.centre.y).buffer(radius, quad_segs=64)
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +136,8 @@ def rect_points(at: Point, width: float, depth: float, angle: float) -> tuple[Po
 @lru_cache(maxsize=4096)
 def _wall_shape(points: tuple[Point, ...], thickness: float) -> BaseGeometry:
     line = shapely.LineString([(p.x, p.y) for p in points])
-    return line.buffer(thickness / 2.0, cap_style="flat", join_style="mitre", mitre_limit=10.0)
+    half = max(thickness / 2.0, THINNEST)
+    return line.buffer(half, cap_style="flat", join_style="mitre", mitre_limit=10.0)
 
 
 def _polygon(coords: list[tuple[float, float]]) -> BaseGeometry:
@@ -138,4 +148,4 @@ def disc_shape(centre: Point, base: Disc) -> BaseGeometry:
     """The shapely form of a base: a fine polygon, or a point for no base."""
     if base.radius <= 0:
         return shapely.Point(centre.x, centre.y)
-    return shapely.Point(centre.x, centre.y).buffer(base.radius, quad_segs=64)
+    return shapely.Point(centre.x, centre.y).buffer(max(base.radius, THINNEST), quad_segs=64)

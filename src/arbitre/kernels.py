@@ -167,13 +167,53 @@ def crosses(
             return False
         return grazing
     d = _polygon_dist(edges, eoff[k], eoff[k + 1], ax, ay, bx, by)
+    return _polygon_crossed(d, edges, eoff[k], eoff[k + 1], ax, ay, bx, by, half, grazing)
+
+
+@njit(cache=True)
+def _polygon_crossed(
+    d: float,
+    edges: np.ndarray,
+    e0: int,
+    e1: int,
+    ax: float,
+    ay: float,
+    bx: float,
+    by: float,
+    half: float,
+    grazing: bool,
+) -> bool:
+    """:func:`crosses` for a polygon at distance ``d`` (:func:`_polygon_dist`) from ab."""
     if d > half + EPS:
         return False
     if half > EPS and d < half - EPS:
         return True
-    if half <= EPS and _meets_interior(edges, eoff[k], eoff[k + 1], ax, ay, bx, by):
+    if half <= EPS and _meets_interior(edges, e0, e1, ax, ay, bx, by):
         return True
     return grazing
+
+
+@njit(cache=True)
+def _polygon_dist_near(
+    edges: np.ndarray, e0: int, e1: int, hint: int, ax: float, ay: float, bx: float, by: float
+) -> tuple[float, int]:
+    """:func:`_polygon_dist`, the edges scanned outward from edge ``hint`` (one that a
+    nearby segment met): the same distance, found at once when ab meets the outline
+    there. Returns it and the edge met (``hint`` when none is)."""
+    n = e1 - e0
+    h = min(max(hint - e0, 0), max(n - 1, 0))
+    best = np.inf
+    for j in range(n):
+        off = (j + 1) // 2
+        e = e0 + (h + off if j % 2 == 1 else h - off) % n
+        d = _seg_seg_dist(ax, ay, bx, by, edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3])
+        if d < best:
+            best = d
+            if best == 0.0:
+                return 0.0, e
+    if _inside(edges, e0, e1, ax, ay):
+        return 0.0, hint
+    return best, hint
 
 
 @njit(cache=True)
@@ -252,7 +292,7 @@ def entry(
                             t = tt
     if t == np.inf:
         # only grazed: order by the closest approach to the piece's reference point
-        if kind[k] == DISC:
+        if kind[k] == DISC or eoff[k + 1] <= eoff[k]:
             cx, cy = disc[k, 0], disc[k, 1]
         else:
             cx, cy = edges[eoff[k], 0], edges[eoff[k], 1]
@@ -281,8 +321,10 @@ def _angular_extent(
 ) -> tuple[float, float, float]:
     """Centre angle, half-width and nearest distance of piece ``k`` seen from o.
 
-    A half-width of pi means "all around" (o is inside or next to the piece).
-    Conservative: the true extent, inflated by the beam, lies inside it.
+    A half-width of pi means "all around" (o is inside or next to the piece), a negative
+    one "nowhere": a polygon without edges (a wall whose windows cover it, seen solid
+    for F6) has no extent and an infinite distance. Conservative: the true extent,
+    inflated by the beam, lies inside it.
     """
     if kind[k] == DISC:
         vx = disc[k, 0] - ox
@@ -294,6 +336,8 @@ def _angular_extent(
         return math.atan2(vy, vx), math.asin(rr / d), d - rr
     e0 = eoff[k]
     e1 = eoff[k + 1]
+    if e1 <= e0:
+        return 0.0, -1.0, np.inf
     dist = np.inf
     for e in range(e0, e1):
         dist = min(
@@ -359,6 +403,8 @@ def _fill_buckets(
     for k in np.argsort(dmin[:npieces]):
         mid = mids[k]
         w = widths[k]
+        if w < 0.0:
+            continue  # seen nowhere
         if w >= math.pi - 1e-12:
             first = 0
             last = NBUCKETS - 1
@@ -470,6 +516,10 @@ def centre_lines(
 
 TARGET_DISC = 0
 TARGET_SEGMENT = 1
+#: A target seen under a half-angle below this (radians) is measured as a point: all or
+#: nothing along the centre line. Narrower, the gaps between critical angles drown in
+#: rounding (a base of 1e-300 mm would be "seen 0%" on a clear line, 1e-323 divide by 0).
+POINT_WIDTH = 1e-10
 
 
 @njit(cache=True)
@@ -646,8 +696,9 @@ def visible_share(
         vy = t[1] - oy
         d = math.sqrt(vx * vx + vy * vy)
         phi = math.atan2(vy, vx)
-        if t[2] <= 0.0 or d <= t[2]:
-            # a point target (F8), or o on the target: all or nothing along the centre line
+        if t[2] <= 0.0 or d <= t[2] or math.asin(t[2] / d) < POINT_WIDTH:
+            # a point target (F8), one too small to measure, or o on the target: all or
+            # nothing along the centre line
             for j in range(ncand):
                 if crosses(cand[j], ox, oy, t[0], t[1], kind, disc, eoff, edges, half, grazing):
                     return 0.0, 0.0, np.nan, np.nan
@@ -662,7 +713,7 @@ def visible_share(
         a2 = _rel(ox, oy, t[2], t[3], phi)
         lo = min(a1, a2)
         hi = max(a1, a2)
-        if hi - lo < 1e-12:
+        if hi - lo < 2.0 * POINT_WIDTH:
             # o in line with the segment: only its nearer end can be seen
             d1 = (t[0] - ox) ** 2 + (t[1] - oy) ** 2
             d2 = (t[2] - ox) ** 2 + (t[3] - oy) ** 2
@@ -1020,6 +1071,7 @@ def _clear_stretch(
     cand: np.ndarray,
     nc: int,
     order: np.ndarray,
+    hints: np.ndarray,
     kind: np.ndarray,
     disc: np.ndarray,
     eoff: np.ndarray,
@@ -1028,7 +1080,10 @@ def _clear_stretch(
     grazing: bool,
     out: np.ndarray,
 ) -> bool:
-    """Test the line n.x = d on its shortest stretch from base a to base b."""
+    """Test the line n.x = d on its shortest stretch from base a to base b.
+
+    ``hints[i]`` is the edge of polygon ``cand[i]`` that the last stretch tested met:
+    the next lines, pinned nearby, likely meet the outline there too."""
     ux = -ny
     uy = nx
     p0x = nx * d
@@ -1050,8 +1105,17 @@ def _clear_stretch(
     qx = p0x + t * ux
     qy = p0y + t * uy
     for j in range(nc):
-        k = cand[order[j]]
-        if crosses(k, px, py, qx, qy, kind, disc, eoff, edges, half, grazing):
+        slot = order[j]
+        k = cand[slot]
+        if kind[k] == DISC:
+            hit = crosses(k, px, py, qx, qy, kind, disc, eoff, edges, half, grazing)
+        else:
+            e0 = eoff[k]
+            e1 = eoff[k + 1]
+            dk, hk = _polygon_dist_near(edges, e0, e1, hints[slot], px, py, qx, qy)
+            hints[slot] = hk
+            hit = _polygon_crossed(dk, edges, e0, e1, px, py, qx, qy, half, grazing)
+        if hit:
             # move the blocker to the front: the next lines likely meet it too
             first = order[j]
             for i in range(j, 0, -1):
@@ -1154,6 +1218,9 @@ def any_clear(
     """
     pad = 4.0 * EPS if grazing else 0.0
     order = np.arange(nc)
+    hints = np.empty(max(nc, 1), np.int64)
+    for j in range(nc):
+        hints[j] = eoff[cand[j]]
     # the centre line first: it settles most pairs at once
     vx = bx - ax
     vy = by - ay
@@ -1173,6 +1240,7 @@ def any_clear(
         cand,
         nc,
         order,
+        hints,
         kind,
         disc,
         eoff,
@@ -1192,13 +1260,18 @@ def any_clear(
     fx = np.empty((2 * size, 3))
     n = _add_feature(fx, 0, ax, ay, ar)
     n = _add_feature(fx, n, bx, by, br)
+    # A pinned clear segment touches its two features, and it lies in the window (within
+    # max(ar, br) of the segment ab): corners farther than that cannot pin one, and
+    # leaving them out keeps a polygon of many corners from squaring the work.
+    reach = max(ar, br) + half + pad + 10.0 * EPS
     for j in range(nc):
         k = cand[j]
         if kind[k] == DISC:
             n = _add_feature(fx, n, disc[k, 0], disc[k, 1], disc[k, 2] + half + pad)
         else:
             for e in range(eoff[k], eoff[k + 1]):
-                n = _add_feature(fx, n, edges[e, 0], edges[e, 1], half + pad)
+                if _seg_point_dist(ax, ay, bx, by, edges[e, 0], edges[e, 1]) <= reach:
+                    n = _add_feature(fx, n, edges[e, 0], edges[e, 1], half + pad)
         n = _rim_meets(fx, n, ax, ay, ar, k, kind, disc, eoff, edges, half + pad)
         n = _rim_meets(fx, n, bx, by, br, k, kind, disc, eoff, edges, half + pad)
     for i in range(n):
@@ -1234,6 +1307,7 @@ def any_clear(
                         cand,
                         nc,
                         order,
+                        hints,
                         kind,
                         disc,
                         eoff,

@@ -24,6 +24,7 @@ from pydantic_core import ErrorDetails
 from arbitre import placing, reading
 from arbitre.errors import Problem, ScenarioError
 from arbitre.geometry import (
+    MIN_SIZE,
     CircleFootprint,
     Disc,
     Footprint,
@@ -401,7 +402,7 @@ def _terrain_problems(path: str, piece: TerrainDoc, scope: _Scope) -> list[Probl
         )
     for kind in kinds:
         shape, reach, found = _shape(f"{path}.{kind}", kind, getattr(piece, kind))
-        problems += found
+        problems += found + _thin_problems(f"{path}.{kind}", getattr(piece, kind), scope.header)
         if shape is not None and scope.header is not None:
             table = shapely.box(0.0, 0.0, *scope.header.table)
             if table.distance(shape) > reach:
@@ -447,6 +448,18 @@ def _shape(path: str, kind: str, doc: Any) -> tuple[Any, float, list[Problem]]:
     return line, doc.thickness / 2.0, problems
 
 
+def _thin_problems(path: str, doc: Any, header: HeaderDoc | None) -> list[Problem]:
+    """A wall's thickness, a circle's radius, a rectangle's sides: at least
+    :data:`~arbitre.geometry.MIN_SIZE` mm (thinner, shapely draws nothing of a wall)."""
+    problems = []
+    for field in ("thickness", "radius", "width", "depth"):
+        value = getattr(doc, field, None)
+        least = None if value is None else _least(value, header)
+        if least is not None:
+            problems.append(Problem(f"{path}.{field}", f"must be at least {least}, got {value:g}"))
+    return problems
+
+
 def _model_problems(path: str, model: ModelDoc, scope: _Scope) -> list[Problem]:
     """G2: known size, statuses, building and opponents; the centre on the table."""
     problems = _size_problem(f"{path}.size", model.size, scope.header)
@@ -487,7 +500,29 @@ def _model_problems(path: str, model: ModelDoc, scope: _Scope) -> list[Problem]:
                         "toise needs the scenario's toise (mm per toise)",
                     )
                 )
-    return problems
+    return problems + _base_problems(f"{path}.base", model.base, header)
+
+
+def _base_problems(path: str, base: float | None, header: HeaderDoc | None) -> list[Problem]:
+    """A base is none (0, F8) or at least :data:`~arbitre.geometry.MIN_SIZE` mm across:
+    a narrower one (1e-300) no measure tells from a point, yet it would be ruled as a base."""
+    least = _least(base or 0.0, header)
+    if least is None:
+        return []
+    return [Problem(path, f"must be 0 (no base, F8) or at least {least}, got {base:g}")]
+
+
+def _least(value: float, header: HeaderDoc | None) -> str | None:
+    """The least size worded (``"0.01 mm (0.000394 in)"``) when ``value``, in the
+    scenario's unit, is more than 0 but less than :data:`~arbitre.geometry.MIN_SIZE` mm;
+    None otherwise, or when the unit is unknown (its own problem)."""
+    if value <= 0 or header is None or (header.unit == "toise" and header.toise is None):
+        return None
+    mm = _mm(header.unit, header.toise)
+    if value * mm >= MIN_SIZE:
+        return None
+    also = "" if header.unit == "mm" else f" ({MIN_SIZE / mm:.3g} {header.unit})"
+    return f"{MIN_SIZE:g} mm{also}"
 
 
 # -- conversion to the table (G1: everything in mm) ---------------------------------------

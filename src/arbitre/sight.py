@@ -10,7 +10,7 @@ beam of 0); exactly at the beam's edge it grazes, which counts only with the
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -43,18 +43,47 @@ class SightIndex:
     def model_piece(self, model_index: int) -> int:
         return self.n_terrain + model_index
 
+    def work(
+        self,
+        pieces: Sequence[int] | np.ndarray | None = None,
+        *,
+        each: Callable[[np.ndarray], np.ndarray] | None = None,
+    ) -> int:
+        """The work of one pair against ``pieces`` (default: all) in elementary tests:
+        ``each`` of the pieces' sizes (:func:`arbitre.backend.piece_sizes`: 1 a disc, its
+        edges a polygon) summed; by default the size itself (S1, G4: each edge once)."""
+        sizes = backend.piece_sizes(self.kind, self.eoff)
+        if pieces is not None:
+            sizes = sizes[np.asarray(pieces, dtype=np.int64)]
+        return int((sizes if each is None else each(sizes)).sum())
+
     @property
     def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         """The arrays every kernel takes, in their order: kind, disc, eoff, edges, bbox."""
         return self.kind, self.disc, self.eoff, self.edges, self.bbox
 
 
+def share_work(n: np.ndarray) -> np.ndarray:
+    """S2's work per pair for pieces of size ``n``: the critical angles of every edge,
+    and the gaps among them each tested against the edges (quadratic in one polygon's
+    edges; fitted on interpreted runs of polygons of 8 to 2,000 corners)."""
+    return np.asarray(4.0 * n + n * n / 64.0)
+
+
+def window_work(n: np.ndarray) -> np.ndarray:
+    """S3's work per pair for pieces of size ``n``: the lines pinned by pairs of features
+    along the window, each tested against the edges (cubic in one polygon's edges)."""
+    return np.asarray(40.0 * n + n * n * n / 4000.0)
+
+
 def _rings(shape: BaseGeometry) -> list[np.ndarray]:
     polys = list(shape.geoms) if hasattr(shape, "geoms") else [shape]
     rings: list[np.ndarray] = []
     for poly in polys:
+        if poly.is_empty:  # a wall whose windows cover it all, seen solid (F6)
+            continue
         for ring in (poly.exterior, *poly.interiors):
-            rings.append(np.asarray(ring.coords, dtype=np.float64))
+            rings.append(np.asarray(ring.coords, dtype=np.float64).reshape(-1, 2))
     return rings
 
 
@@ -90,7 +119,9 @@ def build_index(table: Table, *, solid: frozenset[str] = frozenset()) -> SightIn
             edge_rows.append(rows)
             n += len(rows)
         eoff.append(eoff[-1] + n)
-        x0, y0, x1, y1 = shape.bounds
+        # an empty footprint (no edges) has an empty box: no broad phase lets it in
+        inf = float("inf")
+        x0, y0, x1, y1 = shape.bounds if n else (inf, inf, -inf, -inf)
         bboxes.append((x0, y0, x1, y1))
     for model in table.models:
         ids.append(model.id)
@@ -178,7 +209,7 @@ def centre_line_batch(
     ix = index or sight_index(table)
     order, s, g = _by_shooter(shooters, targets)
     xy = _xy(table)
-    k = backend.kernels(len(s) * len(ix.ids))
+    k = backend.kernels(len(s) * ix.work())
     offsets, piece, tt, first = k.centre_lines(
         xy[s, 0],
         xy[s, 1],
@@ -244,7 +275,7 @@ def visible_fraction_batch(
     ix = index or sight_index(table)
     order, s, g = _by_shooter(shooters, targets)
     xyr = _xyr(table)
-    k = backend.kernels(4 * len(s) * len(ix.ids))
+    k = backend.kernels(len(s) * ix.work(each=share_work))
     out = k.visible_fractions(
         xyr[s, 0],
         xyr[s, 1],
@@ -292,7 +323,7 @@ def view_of_segment(
         [k for k in range(len(ix.ids)) if mask[k] and k not in skipped], dtype=np.int64
     )
     t = np.array([segment[0].x, segment[0].y, segment[1].x, segment[1].y], dtype=np.float64)
-    share, _, wx, wy = backend.kernels(8 * len(cand)).visible_share(
+    share, _, wx, wy = backend.kernels(2 * ix.work(cand, each=share_work)).visible_share(
         origin.x,
         origin.y,
         _K.TARGET_SEGMENT,
@@ -360,7 +391,7 @@ def touching(
     )
     if not len(rows) or not len(cols):
         return np.zeros((len(rows), len(cols)), dtype=np.bool_)
-    gaps = backend.kernels(len(rows) * len(cols)).gaps(
+    gaps = backend.kernels(len(rows) * ix.work(cols)).gaps(
         np.ascontiguousarray(xyr[rows, :2]),
         np.ascontiguousarray(xyr[rows, 2]),
         cols,
@@ -386,7 +417,7 @@ def all_pairs(
     """
     ix = index or sight_index(table)
     n = len(table.models)
-    stop, total = backend.kernels(n * n * len(ix.ids)).all_pairs(
+    stop, total = backend.kernels(n * n * ix.work()).all_pairs(
         _xy(table),
         ix.n_terrain,
         *ix.packed,
@@ -428,7 +459,7 @@ def clear_lines(
     ranks = np.zeros(len(ix.ids), np.int64) if piece_rank is None else piece_rank
     need = np.zeros(len(s), np.int64) if min_rank is None else min_rank
     xyr = _xyr(table)
-    k = backend.kernels(40 * len(s) * len(ix.ids))
+    k = backend.kernels(len(s) * ix.work(each=window_work))
     found, witness = k.any_clear_batch(
         np.ascontiguousarray(xyr[s]),
         np.ascontiguousarray(xyr[g]),
@@ -441,6 +472,7 @@ def clear_lines(
         _grazing(table),
     )
     out = []
+    grown: dict[int, tuple[BaseGeometry, BaseGeometry | None]] = {}
     for i, (a, b) in enumerate(pairs):
         if found[i]:
             w = witness[i]
@@ -454,15 +486,34 @@ def clear_lines(
                 shapely.Point(xyr[g[i], 0], xyr[g[i], 1]).buffer(max(xyr[g[i], 2], 1e-9), 64),
             )
         )
-        names = tuple(
-            ix.ids[p]
-            for p in range(len(ix.ids))
-            if p not in skip
-            and ranks[p] >= need[i]
-            and shapely.intersects(hull, _piece_shape(table, ix, p).buffer(ix.half))
-        )
-        out.append(ClearLine(a, b, False, None, names))
+        pieces = [p for p in range(len(ix.ids)) if p not in skip and ranks[p] >= need[i]]
+        out.append(ClearLine(a, b, False, None, _closing(table, ix, hull, pieces, grown)))
     return out
+
+
+def _closing(
+    table: Table,
+    ix: SightIndex,
+    hull: BaseGeometry,
+    pieces: Sequence[int],
+    grown: dict[int, tuple[BaseGeometry, BaseGeometry | None]],
+) -> tuple[str, ...]:
+    """The ids of ``pieces`` whose shape grown by the beam meets ``hull`` (those that
+    close a window). ``grown`` keeps each piece's shape and, once needed, its grown
+    shape, for the whole call: a polygon of many corners is slow to grow, and pieces
+    whose box is beyond the beam's reach of the hull's are never grown."""
+    x0, y0, x1, y1 = hull.bounds
+    reach = ix.half + 1e-6
+    names = []
+    for p in pieces:
+        shape, big = grown.get(p) or (_piece_shape(table, ix, p), None)
+        px0, py0, px1, py1 = shape.bounds
+        if not (px0 - reach > x1 or px1 + reach < x0 or py0 - reach > y1 or py1 + reach < y0):
+            big = shape.buffer(ix.half) if big is None else big
+            if shapely.intersects(hull, big):
+                names.append(ix.ids[p])
+        grown[p] = (shape, big)
+    return tuple(names)
 
 
 def _piece_shape(table: Table, ix: SightIndex, p: int) -> BaseGeometry:

@@ -6,6 +6,9 @@ whatever the scenario's unit; :class:`Unit` converts back for reports.
 
 from __future__ import annotations
 
+import math
+import numbers
+import reprlib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -23,6 +26,10 @@ UNIT_MM: Mapping[str, float] = {"mm": 1.0, "cm": 10.0, "in": 25.4}
 
 #: A 25 mm round base, the size seed 000 recommends (F8).
 DEFAULT_BASE = Disc(25.0)
+
+#: Largest magnitude of a coordinate, in mm: the loader's bound on every length once in mm
+#: (``scenario_doc.LIMIT``), far beyond any table; squared distances never overflow.
+POSITION_LIMIT = 1e9
 
 STATUSES = frozenset(
     {"moved", "ran", "failed_charge", "rallied", "stunned", "knocked_down", "fleeing"}
@@ -199,11 +206,36 @@ class Table:
         return self.size_classes.index(size)
 
     def moved(self, ident: str, to: Point) -> Table:
-        """A new table with model ``ident`` standing at ``to``."""
+        """A new table with model ``ident`` standing at ``to``: finite coordinates of at
+        most :data:`POSITION_LIMIT` mm (the loader's bound), else a :class:`RulesError`
+        naming the model and the value."""
         i = self.model_index(ident)
         models = list(self.models)
-        models[i] = replace(models[i], at=to)
+        models[i] = replace(models[i], at=self._position(ident, to))
         return replace(self, models=tuple(models))
+
+    def _position(self, ident: str, to: object) -> Point:
+        """``to`` checked as a model's new centre (mm), as floats."""
+        who = f"model {_short(ident)} moved to"
+        if not isinstance(to, Point):
+            raise RulesError(f"{who} {_short(to)}: expected a Point (x, y in mm)")
+        xy: list[float] = []
+        for name, value in (("x", to.x), ("y", to.y)):
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise RulesError(f"{who} {name} = {_short(value)}: not a number")
+            if not (math.isfinite(value) and abs(value) <= POSITION_LIMIT):
+                raise RulesError(
+                    f"{who} {name} = {float(value):g} mm: coordinates must be finite and "
+                    f"within ±{POSITION_LIMIT:g} mm"
+                )
+            xy.append(float(value))
+        return Point(xy[0], xy[1])
 
     def __iter__(self) -> Iterator[Model]:
         return iter(self.models)
+
+
+def _short(value: object) -> str:
+    """A caller's value in a message: its repr, bounded."""
+    text = reprlib.repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
