@@ -21,6 +21,7 @@ import tempfile
 import time
 import tracemalloc
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import yaml
@@ -76,15 +77,15 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         cases: dict[str, Path | str] = {"endless stream": "/dev/zero"}
         for name, make in HOSTILE.items():
-            path = Path(folder) / f"{len(cases)}.yaml"
-            path.write_text(make(), encoding="utf-8")
-            cases[name] = path
+            written = Path(folder) / f"{len(cases)}.yaml"
+            written.write_text(make(), encoding="utf-8")
+            cases[name] = written
         for name, path in cases.items():
-            t, outcome, mb = timed(lambda p=path: ours(p), args.repeats)
+            t, outcome, mb = timed(partial(ours, path), args.repeats)
             if name in SKIP_PLAIN or isinstance(path, str):
                 print(f"{name:28} {t:9.3f} {mb:6.0f} {'-':>9} {'-':>6} {'-':>7}  {outcome}")
                 continue
-            p_t, p_out, p_mb = timed(lambda p=path: plain(p), 1)
+            p_t, p_out, p_mb = timed(partial(plain, path), 1)
             print(
                 f"{name:28} {t:9.3f} {mb:6.0f} {p_t:9.3f} {p_mb:6.0f} {p_t / t:7.1f}  "
                 f"{outcome}; plain: {p_out}"

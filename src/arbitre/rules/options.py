@@ -58,7 +58,7 @@ def read_options(
     """Build ``cls`` from the options given, taking only the names it declares (each
     value checked against its type); the others are left to their rulesets."""
     items = dict(given)
-    hints = _hints(cls)
+    hints = _hints(cls)  # type: ignore[arg-type]  # classes are hashable
     values = {k: _check(k, v, hints[k]) for k, v in items.items() if k in field_names(cls)}
     return cls(**values)
 
