@@ -397,3 +397,10 @@ def test_warnings_head_the_output_on_stderr_unless_quiet(
     assert code == 0 and json.loads(out)["rulings"] and "warning" not in out
     code, out, err = run(capsys, "los", str(f), "--quiet")
     assert code == 0 and err == ""
+
+
+def test_a_huge_id_is_not_echoed_whole(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 17: a 100,000-character id gives one short line, not 100 kB of stderr."""
+    code, _, err = run(capsys, "los", DEMO, "--shooter", "x" * 100_000)
+    assert code == 2 and "unknown model id 'xxx" in err
+    assert len(err) < 1_000 and err.count("\n") == 1

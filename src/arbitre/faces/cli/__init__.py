@@ -62,6 +62,19 @@ def _root(
     """A referee engine for skirmish miniature wargames."""
 
 
+#: The longest error message printed: a user's 100,000-character id is not echoed whole.
+MESSAGE_CHARS = 4_000
+
+
+def _bounded(message: str) -> str:
+    """``message``, each line cut at 300 characters and the whole at :data:`MESSAGE_CHARS`."""
+    lines = [line if len(line) <= 300 else line[:297] + "..." for line in message.splitlines()]
+    text = "\n".join(lines)
+    if len(text) > MESSAGE_CHARS:
+        text = text[:MESSAGE_CHARS] + f"\n... ({len(text) - MESSAGE_CHARS:,} more characters)"
+    return text
+
+
 #: Exit code of an unexpected error (a bug): sysexits' EX_SOFTWARE.
 BUG = 70
 
@@ -74,7 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         app(args=args, standalone_mode=False)
     except ArbitreError as exc:
-        print(f"arbitre: {exc}", file=sys.stderr)
+        print(f"arbitre: {_bounded(str(exc))}", file=sys.stderr)
         return 2
     except typer.Exit as exc:
         return exc.exit_code
