@@ -264,17 +264,43 @@ def hp_lost(hits: int, power: int, protection: int) -> int:
     return max(0, hits * _whole(power, "power", 0) - _whole(protection, "protection", 0))
 
 
+#: B6: the longest impacting chain ruled, in dice (Tir + 5) x places (victims and B8
+#: opponents): its exact laws hold numbers of about 0.78 x that many digits (well under
+#: Python's 4,300-digit printing limit), its roll at most that many dice.
+MAX_CHAIN_DICE = 2_000
+
+
+def check_chain(dice: int, places: int) -> None:
+    """B6: refuse a chain of ``dice`` over ``places`` longer than :data:`MAX_CHAIN_DICE`."""
+    if dice * places > MAX_CHAIN_DICE:
+        raise RulesError(
+            f"B6: an impacting chain of {dice:,} dice (Tir + 5) over {places:,} victims is "
+            f"{dice * places:,} dice x victims; at most {MAX_CHAIN_DICE:,} are ruled (exact "
+            "odds and logged rolls beyond that are too large to give)"
+        )
+
+
+def chain_hit(difficulty: int, index: int) -> Fraction:
+    """q_i = p (1 - p)^i: the chance that one starting die hits the victim at ``index``."""
+    p = Fraction(7 - max(_target(difficulty, 6), 1), 6)
+    return p * (1 - p) ** _whole(index, "index (victim position)", 0)
+
+
 def impacting_hits(dice: int, difficulty: int, index: int) -> Distribution[int]:
     """B6 closed form: hits on the victim at ``index`` (0 = nearest) of an impacting chain
     started with ``dice`` d6 (Tir + 5) at Difficulty ``difficulty``.
 
     Follow each starting die: it hits victim 0 with p, else its miss is one die of victim 1,
     and so on. So each starting die hits victim i with q_i = p(1-p)^i, independently of the
-    others: the hits on victim i are Binomial(dice, q_i), however many victims there are.
+    others: the hits on victim i are Binomial(dice, q_i), however many victims there are
+    (jointly multinomial). Not cached: a long chain's laws are large.
     """
-    _whole(dice, "dice (Tir + 5)", 0)
-    p = Fraction(7 - max(_target(difficulty, 6), 1), 6)
-    return binomial(dice, p * (1 - p) ** _whole(index, "index (victim position)", 0))
+    n = _whole(dice, "dice (Tir + 5)", 0)
+    q = chain_hit(difficulty, index)
+    check_chain(n, index + 1)
+    a, b = q.numerator, q.denominator
+    weights = ((k, math.comb(n, k) * a**k * (b - a) ** (n - k)) for k in range(n + 1))
+    return Distribution(tuple(weights))
 
 
 def impacting_hp_lost(
@@ -558,6 +584,7 @@ def breath_impacting(
     :func:`impacting_hits`.
     """
     left, results = _whole(tir + 5, "dice (Tir + 5)", 0), []
+    check_chain(left, len(protections))
     for i, protection in enumerate(protections):
         hits, hp = impacting_victim(
             dice,

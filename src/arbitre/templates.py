@@ -251,19 +251,31 @@ def shielded_many(
     *,
     grazing: bool = False,
 ) -> np.ndarray:
-    """:func:`shielded_from` for pairs (origin i, model i); equal origins kept together."""
+    """:func:`shielded_from` for pairs (origin i, model i)."""
+    ax = np.array([p.x for p in origins], dtype=np.float64)
+    ay = np.array([p.y for p in origins], dtype=np.float64)
+    return shielded_at(table, ax, ay, models, grazing=grazing)
+
+
+def shielded_at(
+    table: Table,
+    ax: np.ndarray,
+    ay: np.ndarray,
+    models: Sequence[int] | np.ndarray,
+    *,
+    grazing: bool = False,
+) -> np.ndarray:
+    """:func:`shielded_many` with the origins as arrays of x and y (mm)."""
     if not len(models) or not table.terrain:
         return np.zeros(len(models), dtype=np.bool_)
     kind, disc, eoff, edges, bbox, blocks, half = terrain_arrays(table)
-    ax = np.array([p.x for p in origins], dtype=np.float64)
-    ay = np.array([p.y for p in origins], dtype=np.float64)
     xy, _ = centres(table)
     idx = np.asarray(models, dtype=np.int64)
     none = np.full(len(idx), -1, dtype=np.int64)
     k = backend.kernels(len(idx) * len(kind) * 4)
     _, _, _, first = k.centre_lines(
-        ax,
-        ay,
+        np.ascontiguousarray(ax, dtype=np.float64),
+        np.ascontiguousarray(ay, dtype=np.float64),
         xy[idx, 0],
         xy[idx, 1],
         none,
@@ -302,6 +314,7 @@ __all__ = [
     "draw_order",
     "is_touched",
     "place_cone",
+    "shielded_at",
     "shielded_from",
     "shielded_many",
     "terrain_arrays",

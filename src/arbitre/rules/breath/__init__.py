@@ -13,6 +13,7 @@ that cannot be read (:func:`check`). The package is laid out by rule:
 - :mod:`~arbitre.rules.breath.notation`: B4, the notation, and a model's breath weapons;
 - :mod:`~arbitre.rules.breath.victims`: B3 victims, B6 cover, B8 opponents, B9, the ruling;
 - :mod:`~arbitre.rules.breath.procedure`: B5-B8, the dice procedure and its exact laws;
+- :mod:`~arbitre.rules.breath.order`: B6-B8, the law of each model's place in a chain;
 - :mod:`~arbitre.rules.breath.aim`: B2 placing, and the best aim (B7 order in the search);
 - :mod:`~arbitre.rules.breath.values`: options, requests, rulings and their JSON.
 """
@@ -25,10 +26,10 @@ from typing import Any
 from arbitre.errors import RulesError
 from arbitre.rules.breath.aim import best, blast, cone
 from arbitre.rules.breath.notation import BreathWeapon, breath_weapon, weapon_problems
+from arbitre.rules.breath.order import positions
 from arbitre.rules.breath.procedure import (
     expected_value,
     laws,
-    positions,
     resolve,
     roll,
     spill_odds,

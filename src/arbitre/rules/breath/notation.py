@@ -20,6 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, NoReturn
 
+from arbitre.dice import MAX_CHAIN_DICE
 from arbitre.errors import RulesError
 from arbitre.table import Table
 from arbitre.text import fold
@@ -220,13 +221,23 @@ def _read(name: str, text: str | None, shooter: str) -> BreathWeapon:
 
 
 def weapon_problems(table: Table) -> list[str]:
-    """Every breath notation of the table's weapons that cannot be read (B4), with where."""
+    """Every breath notation of the table's weapons that cannot be read (B4), with where;
+    and the models whose Tir is too high for their impacting breath to be ruled (B6)."""
     problems = []
     for i, m in enumerate(table.models):
+        impacting = False
         for k, w in enumerate(m.weapons):
             if w.breath is not None:
                 try:
-                    parse(w.breath, where=f"models[{i}].weapons[{k}].breath")
+                    note = parse(w.breath, where=f"models[{i}].weapons[{k}].breath")
                 except RulesError as exc:
                     problems.append(str(exc))
+                else:
+                    impacting |= note.nature == "impacting" and note.rolls
+        tir = m.stat("tir")
+        if impacting and tir is not None and tir + 5 > MAX_CHAIN_DICE:
+            problems.append(
+                f"models[{i}].stats.tir: {tir:,.0f} gives its impacting breath {tir + 5:,.0f} "
+                f"dice (Tir + 5), at most {MAX_CHAIN_DICE:,} are ruled (B6)"
+            )
     return problems

@@ -10,8 +10,9 @@ B5 :func:`~arbitre.dice.breath_enveloping`, B6 :func:`~arbitre.dice.impacting_vi
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from fractions import Fraction
 from functools import lru_cache, partial
 
@@ -20,12 +21,17 @@ from arbitre.dice import (
     Dice,
     Distribution,
     breath_enveloping,
+    chain_hit,
+    check_chain,
     enumerate_procedure,
-    impacting_hp_lost,
+    hp_lost,
+    impacting_hits,
     impacting_victim,
     melee_spill,
     roll_procedure,
 )
+from arbitre.errors import RulesError
+from arbitre.rules.breath.order import position_weights, positions
 from arbitre.rules.breath.values import BreathRoll, Hit, Plan
 
 
@@ -35,8 +41,10 @@ def resolve(plan: Plan, dice: Dice) -> tuple[Hit, ...]:
     B7 ties are drawn for an impacting chain only (nothing else depends on the order);
     after each victim engaged with opponents outside the template its B8 die is rolled
     and the opponent picked is resolved right behind it (once at most); in a chain nothing
-    more is rolled once no dice are left.
+    more is rolled once no dice are left. A chain longer than
+    :data:`~arbitre.dice.MAX_CHAIN_DICE` is refused (:func:`check`).
     """
+    check(plan)
     order = templates.draw_order(plan.groups, dice) if plan.chained else plan.victims
     prot, opps = dict(plan.protection), dict(plan.opponents)
     affected = set(order)
@@ -91,6 +99,13 @@ def roll(plan: Plan, seed: int) -> BreathRoll:
 # --- exact laws, in closed form ----------------------------------------------------------
 
 
+def check(plan: Plan) -> None:
+    """B6: refuse an impacting chain too long to rule exactly (dice x places, every model
+    it may reach a place: :data:`~arbitre.dice.MAX_CHAIN_DICE`)."""
+    if plan.chained and plan.dice:
+        check_chain(plan.dice, len({*plan.victims, *(o for _, c in plan.opponents for o in c)}))
+
+
 @lru_cache(maxsize=4096)
 def enveloping_law(difficulty: int, power: int, protection: int) -> Distribution[int]:
     """B5: the law of HP lost by one victim, enumerated from the procedure itself."""
@@ -99,111 +114,85 @@ def enveloping_law(difficulty: int, power: int, protection: int) -> Distribution
     )
 
 
-@lru_cache(maxsize=65536)
-def _impacting_mean(dice: int, difficulty: int, pos: int, power: int, protection: int) -> Fraction:
-    return impacting_hp_lost(dice, difficulty, pos, power=power, protection=protection).mean()
+@lru_cache(maxsize=16384)
+def impacting_mean_scaled(
+    dice: int, difficulty: int, index: int, power: int, protection: int
+) -> int:
+    """B6 closed form: the mean HP lost by the victim at ``index`` of a chain of ``dice``,
+    times 6^(dice x (index + 1)): a whole number (:func:`impacting_hp_mean`).
+
+    With H ~ Binomial(n, a/b) (:func:`~arbitre.dice.impacting_hits`), E max(0, P H - c) =
+    P n a / b - c + the sum over the few h with P h < c of (c - P h) P(H = h): no law is
+    built, whatever n.
+    """
+    n, c = dice, protection
+    q = chain_hit(difficulty, index)
+    check_chain(n, index + 1)
+    a, b = q.numerator, q.denominator
+    if n == 0 or power == 0 or a == 0:
+        return 0
+    under = range(min(n, -(-c // power) - 1) + 1) if c else range(0)
+    short = sum((c - power * h) * math.comb(n, h) * a**h * (b - a) ** (n - h) for h in under)
+    mean_b_n = power * n * a * b ** (n - 1) - c * b**n + short  # the mean times b^n
+    return int(mean_b_n * (6 ** (n * (index + 1)) // b**n))
+
+
+def impacting_hp_mean(
+    dice: int, difficulty: int, index: int, *, power: int, protection: int
+) -> Fraction:
+    """B6 closed form: the mean HP lost by the victim at ``index``, exactly, without its
+    law (:func:`impacting_mean_scaled`)."""
+    for value, what in ((dice, "dice (Tir + 5)"), (power, "power"), (protection, "protection")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise RulesError(f"{what} must be a whole number >= 0, got {value!r}")
+    scaled = impacting_mean_scaled(dice, difficulty, index, power, protection)
+    return Fraction(scaled, 6 ** (dice * (index + 1)))
 
 
 def spill_odds(plan: Plan) -> dict[str, Fraction]:
     """B8: for each opponent, the probability that some victim's spill die picks it (each
     engaged victim rolls: odd, one of its candidates at random)."""
-    miss: dict[str, Fraction] = {}
+    miss: dict[str, tuple[int, int]] = {}  # the chance no die picks it, as (num, den)
     for _, cands in plan.opponents:
         for o in cands:
-            miss[o] = miss.get(o, Fraction(1)) * (1 - Fraction(1, 2 * len(cands)))
-    return {o: 1 - q for o, q in miss.items()}
-
-
-_State = tuple[int, frozenset[str]]
-
-
-def positions(plan: Plan) -> dict[str, dict[int, Fraction]]:
-    """B6-B8: for every model, the law of its place in the impacting chain (0 = first).
-
-    Exact, by dynamic programming over the victims in B7 order: a tie group is taken in a
-    uniformly random order (B7), and after each victim its spill die may insert an
-    opponent right behind it (B8). Probabilities of a model sum to less than 1 when it
-    may not be reached at all (an opponent).
-    """
-    law: dict[str, dict[int, Fraction]] = defaultdict(lambda: defaultdict(Fraction))
-    opps = dict(plan.opponents)
-    later = _later_opponents(plan)
-    states: dict[_State, Fraction] = {(0, frozenset()): Fraction(1)}
-    for gi, group in enumerate(plan.groups):
-        keep = frozenset(later[gi + 1]) if gi + 1 < len(later) else frozenset()
-        states = _through_group(group, states, keep, opps, law)
-    return {m: dict(v) for m, v in law.items()}
-
-
-def _later_opponents(plan: Plan) -> list[set[str]]:
-    """For each tie group, the opponents of it and the groups after it: the only affected
-    models worth remembering (an opponent is affected once at most)."""
-    opps = dict(plan.opponents)
-    later: list[set[str]] = []
-    acc: set[str] = set()
-    for g in reversed(plan.groups):
-        acc = acc | {o for m in g for o in opps.get(m, ())}
-        later.append(set(acc))
-    later.reverse()
-    return later
-
-
-def _through_group(
-    group: tuple[str, ...],
-    states: dict[_State, Fraction],
-    keep: frozenset[str],
-    opps: dict[str, tuple[str, ...]],
-    law: dict[str, dict[int, Fraction]],
-) -> dict[_State, Fraction]:
-    """One tie group: its members in every order (each equally likely), each followed by
-    its spill; the states (next position, opponents affected among ``keep``) after it."""
-    sub = {(pos, aff, frozenset(group)): p for (pos, aff), p in states.items()}
-    done: dict[_State, Fraction] = defaultdict(Fraction)
-    while sub:
-        nxt: dict[tuple[int, frozenset[str], frozenset[str]], Fraction] = defaultdict(Fraction)
-        for (pos, aff, rem), p in sub.items():
-            share = p / len(rem)
-            for m in sorted(rem):
-                law[m][pos] += share
-                rest = rem - {m}
-                for (pos2, aff2), q in _spill(m, pos + 1, aff, share, opps, law):
-                    if rest:
-                        nxt[(pos2, aff2, rest)] += q
-                    else:
-                        done[(pos2, aff2 & keep)] += q
-        sub = nxt
-    return done
-
-
-def _spill(
-    m: str,
-    pos: int,
-    aff: frozenset[str],
-    p: Fraction,
-    opps: dict[str, tuple[str, ...]],
-    law: dict[str, dict[int, Fraction]],
-) -> Iterable[tuple[_State, Fraction]]:
-    cands = opps.get(m, ())
-    if not cands:
-        yield (pos, aff), p
-        return
-    yield (pos, aff), p / 2
-    for o in cands:
-        q = p / (2 * len(cands))
-        if o in aff:
-            yield (pos, aff), q
-        else:
-            law[o][pos] += q
-            yield (pos + 1, aff | {o}), q
+            num, den = miss.get(o, (1, 1))
+            miss[o] = (num * (2 * len(cands) - 1), den * 2 * len(cands))
+    return {o: Fraction(den - num, den) for o, (num, den) in miss.items()}
 
 
 def _everyone(plan: Plan, spill: dict[str, Fraction]) -> list[str]:
-    return list(plan.victims) + [o for o in spill if o not in plan.victims]
+    victims = plan.victims
+    inside = set(victims)
+    return list(victims) + [o for o in spill if o not in inside]
+
+
+def _places(plan: Plan) -> tuple[dict[str, dict[int, int]], int]:
+    """The law of each model's place in the chain (:func:`positions`) as whole numbers
+    over a denominator, at once when there are no ties and no spills."""
+    if not plan.opponents and all(len(g) == 1 for g in plan.groups):
+        return {m: {i: 1} for i, m in enumerate(plan.victims)}, 1
+    return position_weights(plan)
+
+
+def _mixed(parts: list[tuple[Distribution[int], Fraction]]) -> Distribution[int]:
+    """The mixture of ``parts`` (laws and their chances, summing to 1), in whole numbers:
+    each law's weights scaled to one common total (as :meth:`Distribution.mix`, exactly,
+    without a Fraction per outcome)."""
+    if len(parts) == 1 and parts[0][1] == 1:
+        return parts[0][0]
+    scale = math.lcm(*(p.denominator * law.total for law, p in parts))
+    acc: dict[int, int] = defaultdict(int)
+    for law, p in parts:
+        f = scale // (p.denominator * law.total) * p.numerator
+        for o, w in law.pairs:
+            acc[o] += f * w
+    return Distribution.from_weights(acc)
 
 
 def laws(plan: Plan) -> dict[str, Distribution[int]]:
     """The exact law of HP lost by every model the breath may affect (B4-B8): the
     marginals of :func:`resolve`."""
+    check(plan)
     prot = dict(plan.protection)
     spill = spill_odds(plan)
     everyone = _everyone(plan, spill)
@@ -216,16 +205,20 @@ def laws(plan: Plan) -> dict[str, Distribution[int]]:
         for m in everyone:
             law = enveloping_law(plan.difficulty, plan.power, prot[m])
             p = spill.get(m, Fraction(1)) if m not in plan.victims else Fraction(1)
-            out[m] = law if p == 1 else Distribution.mix([(law, p), (zero, 1 - p)])
+            out[m] = law if p == 1 else _mixed([(law, p), (zero, 1 - p)])
         return out
-    n = plan.dice or 0
-    for m, where in positions(plan).items():
-        parts = [
-            (impacting_hp_lost(n, plan.difficulty, pos, power=plan.power, protection=prot[m]), p)
-            for pos, p in where.items()
-        ]
-        rest = 1 - sum(where.values(), Fraction(0))
-        out[m] = Distribution.mix(parts + ([(zero, rest)] if rest else []))
+    n, power = plan.dice or 0, plan.power
+    hits: dict[int, Distribution[int]] = {}
+    weights, den = _places(plan)
+    for m, where in weights.items():
+        parts = []
+        for pos, w in where.items():
+            if pos not in hits:
+                hits[pos] = impacting_hits(n, plan.difficulty, pos)
+            law = hits[pos].map(partial(hp_lost, power=power, protection=prot[m]))
+            parts.append((law, Fraction(w, den)))
+        rest = 1 - Fraction(sum(where.values()), den)
+        out[m] = _mixed(parts + ([(zero, rest)] if rest else []))
     return {m: out[m] for m in everyone}
 
 
@@ -233,38 +226,72 @@ def expected_value(plan: Plan, sign: Callable[[str], int]) -> Fraction:
     """The objective of the best aim: the sum over affected models of ``sign`` (+1 enemy,
     -1 friend) times its expected HP lost, or, for a state breath, its chance of getting
     the state. The means of :func:`laws`, without building the laws."""
+    check(plan)
     spill = spill_odds(plan)
     prot = dict(plan.protection)
-    victims = set(plan.victims)
-
-    def p_of(m: str) -> Fraction:
-        return Fraction(1) if m in victims else spill.get(m, Fraction(0))
-
-    everyone = _everyone(plan, spill)
+    victims = plan.victims
+    inside = set(victims)
+    outside = [o for o in spill if o not in inside]
     if plan.state is not None:
-        return sum((sign(m) * p_of(m) for m in everyone), Fraction(0))
+        return sum(map(sign, victims)) + sum((sign(o) * spill[o] for o in outside), Fraction(0))
     assert plan.difficulty is not None and plan.power is not None
     if plan.nature == "enveloping":
-        return sum(
-            (
-                sign(m) * p_of(m) * enveloping_law(plan.difficulty, plan.power, prot[m]).mean()
-                for m in everyone
-            ),
+        d, power = plan.difficulty, plan.power
+        whole = sum(sign(m) * _enveloping_scaled(d, power, prot[m]) for m in victims)
+        part = sum(
+            (sign(o) * spill[o] * _enveloping_scaled(d, power, prot[o]) for o in outside),
             Fraction(0),
         )
-    n = plan.dice or 0
-    if not plan.opponents and all(len(g) == 1 for g in plan.groups):
-        where = {m: {i: Fraction(1)} for i, m in enumerate(plan.victims)}
-    else:
-        where = positions(plan)
-    return sum(
-        (
-            sign(m) * p * _impacting_mean(n, plan.difficulty, pos, plan.power, prot[m])
-            for m, w in where.items()
-            for pos, p in w.items()
-        ),
-        Fraction(0),
-    )
+        return (whole + part) / 6**5
+    places, den = _places(plan)
+    shared: dict[tuple[int, int], tuple[dict[int, int], int]] = {}
+    for m, where in places.items():  # models sharing a law are summed once
+        key = (id(where), prot[m])
+        shared[key] = (where, shared.get(key, (where, 0))[1] + sign(m))
+    weights: dict[tuple[int, int], int] = defaultdict(int)
+    for (_, c), (where, s) in shared.items():
+        if s:
+            for pos, w in where.items():
+                weights[(pos, c)] += s * w
+    return _chain_value(plan.dice or 0, plan.difficulty, plan.power, weights, den)
 
 
-__all__ = ["enveloping_law", "expected_value", "laws", "positions", "resolve", "roll", "spill_odds"]
+@lru_cache(maxsize=4096)
+def _enveloping_scaled(difficulty: int, power: int, protection: int) -> int:
+    """B5: the mean HP lost by one victim times 6^5, a whole number."""
+    mean = enveloping_law(difficulty, power, protection).mean() * 6**5
+    assert mean.denominator == 1
+    return mean.numerator
+
+
+def _chain_value(
+    n: int, difficulty: int, power: int, weights: dict[tuple[int, int], int], den: int
+) -> Fraction:
+    """The sum of weight / ``den`` x mean HP lost at (place, Protection), in whole numbers:
+    the mean at place i is a whole number over 6^(n (i + 1)), so the sum is one over
+    6^(n L), built place by place from the last (Horner), L the number of places."""
+    if not weights or n == 0:
+        return Fraction(0)
+    by_place: dict[int, int] = defaultdict(int)
+    for (pos, c), w in weights.items():
+        if w:
+            by_place[pos] += w * impacting_mean_scaled(n, difficulty, pos, power, c)
+    places = max(pos for pos, _ in weights) + 1
+    step, acc = 6**n, 0
+    for pos in range(places):
+        acc = acc * step + by_place.get(pos, 0)
+    return Fraction(acc, den * 6 ** (n * places))
+
+
+__all__ = [
+    "check",
+    "enveloping_law",
+    "expected_value",
+    "impacting_hp_mean",
+    "impacting_mean_scaled",
+    "laws",
+    "positions",
+    "resolve",
+    "roll",
+    "spill_odds",
+]

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
 from arbitre import templates
-from arbitre.dice import Distribution
+from arbitre.dice import MAX_CHAIN_DICE, Distribution
 from arbitre.errors import RulesError
 from arbitre.rules.breath.notation import BreathWeapon, Nature, breath_weapon
 from arbitre.rules.breath.procedure import expected_value, laws, spill_odds
@@ -87,11 +87,18 @@ class Context:
                     "rolls Tir + 5 dice (add stats: {tir: N})"
                 )
             self.dice = tir + 5
+            if self.dice > MAX_CHAIN_DICE:
+                raise RulesError(
+                    f"B6: {shooter!r} has Tir {tir:,}: an impacting breath rolls Tir + 5 = "
+                    f"{self.dice:,} dice, and at most {MAX_CHAIN_DICE:,} (dice x victims) "
+                    "are ruled"
+                )
         self.use_cover = (
             self.nature == "impacting" and self.note.rolls and opts.cover_effect == "protection"
         )
         self.covers: dict[str, CoverBonus] = {}
         self._protection: dict[str, int] = {}
+        self._sign: dict[str, int] = {}
         self.engaged = {
             m: tuple(sorted(set(partners) - {shooter}))
             for m, partners in table.engagements().items()
@@ -123,7 +130,9 @@ class Context:
 
     def sign(self, m: str) -> int:
         """+1 for an enemy of the shooter, -1 for a friend (the best aim's objective)."""
-        return -1 if self.table.model(m).side == self.side else 1
+        if m not in self._sign:
+            self._sign[m] = -1 if self.table.model(m).side == self.side else 1
+        return self._sign[m]
 
     def plan(self, groups: tuple[tuple[str, ...], ...], area: set[str]) -> Plan:
         """The dice procedure's plan for these victims (B7 groups); ``area`` is every base
