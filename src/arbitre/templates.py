@@ -272,7 +272,7 @@ def shielded_at(
     xy, _ = centres(table)
     idx = np.asarray(models, dtype=np.int64)
     none = np.full(len(idx), -1, dtype=np.int64)
-    k = backend.kernels(len(idx) * len(kind) * 4)
+    k = backend.kernels(4 * len(idx) * backend.piece_work(kind, eoff))
     _, _, _, first = k.centre_lines(
         np.ascontiguousarray(ax, dtype=np.float64),
         np.ascontiguousarray(ay, dtype=np.float64),
