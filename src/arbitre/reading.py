@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable
 from typing import Any
 
 import yaml
@@ -112,9 +111,9 @@ def _depth_ok(doc: object, source: str | None) -> None:
             raise ScenarioError(
                 [Problem("", f"nested more than {MAX_DEPTH} levels deep")], source=source
             )
+        assert isinstance(value, dict | list)  # only containers are pushed
         items = value.values() if isinstance(value, dict) else value
-        assert isinstance(items, Iterable)
-        values += len(items) if isinstance(items, list) else len(value)  # type: ignore[arg-type]
+        values += len(value)
         if values > MAX_VALUES:
             raise ScenarioError([_too_many()], source=source)
         level.extend((v, depth + 1) for v in items if isinstance(v, dict | list))

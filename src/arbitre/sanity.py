@@ -13,7 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 import shapely
+from shapely.geometry.base import BaseGeometry
 
+from arbitre import sight
 from arbitre.geometry import WallFootprint
 from arbitre.table import Table
 
@@ -37,9 +39,10 @@ class Caution:
 
 def warnings(table: Table) -> list[Caution]:
     """Every plausible mistake of ``table``, models first, in table order."""
+    shapes = [t.footprint.shape() for t in table.terrain]
     found = _bases(table) + _overlaps(table)
-    found += _inside_blocking(table) + _near_misses(table) + _untouchable_windows(table)
-    return found
+    found += _inside_blocking(table, shapes) + _near_misses(table, shapes)
+    return found + _untouchable_windows(table, shapes)
 
 
 def _where(table: Table, ident: str) -> str:
@@ -62,16 +65,11 @@ def _bases(table: Table) -> list[Caution]:
     ]
 
 
-def _discs(table: Table) -> tuple[np.ndarray, np.ndarray]:
-    xy = np.array([[m.at.x, m.at.y] for m in table.models], dtype=np.float64).reshape(-1, 2)
-    return xy, np.array([m.base.radius for m in table.models], dtype=np.float64)
-
-
 def _overlaps(table: Table) -> list[Caution]:
     """Pairs of bases overlapping by more than the contact tolerance."""
     if len(table.models) < 2:
         return []
-    xy, r = _discs(table)
+    xy, r = sight.positions(table)
     points = shapely.points(xy)
     tree = shapely.STRtree(points)
     a, b = tree.query(points, predicate="dwithin", distance=2 * float(r.max()))
@@ -92,16 +90,11 @@ def _overlaps(table: Table) -> list[Caution]:
     return out
 
 
-def _pieces(table: Table) -> tuple[list[int], list[object]]:
-    return list(range(len(table.terrain))), [t.footprint.shape() for t in table.terrain]
-
-
-def _inside_blocking(table: Table) -> list[Caution]:
+def _inside_blocking(table: Table, shapes: list[BaseGeometry]) -> list[Caution]:
     """Models whose centre stands inside a blocking piece they are not said to be in."""
     if not table.terrain or not table.models:
         return []
-    _, shapes = _pieces(table)
-    xy, _ = _discs(table)
+    xy, _ = sight.positions(table)
     tree = shapely.STRtree(shapes)
     mi, ti = tree.query(shapely.points(xy), predicate="within")
     out = []
@@ -119,12 +112,11 @@ def _inside_blocking(table: Table) -> list[Caution]:
     return out
 
 
-def _near_misses(table: Table) -> list[Caution]:
+def _near_misses(table: Table, shapes: list[BaseGeometry]) -> list[Caution]:
     """Models within :data:`NEAR_MM` of a piece (or a window) without touching it."""
     if not table.terrain or not table.models:
         return []
-    _, shapes = _pieces(table)
-    xy, r = _discs(table)
+    xy, r = sight.positions(table)
     points = shapely.points(xy)
     tree = shapely.STRtree(shapes)
     reach = float(r.max()) + NEAR_MM + table.contact_tolerance
@@ -154,10 +146,10 @@ def _near_misses(table: Table) -> list[Caution]:
     return out
 
 
-def _untouchable_windows(table: Table) -> list[Caution]:
+def _untouchable_windows(table: Table, shapes: list[BaseGeometry]) -> list[Caution]:
     """Windows no base can touch: their opening lies inside another blocking piece."""
     out = []
-    others = [(t, t.footprint.shape()) for t in table.terrain if t.blocks]
+    others = [(t, s) for t, s in zip(table.terrain, shapes, strict=True) if t.blocks]
     for k, t in enumerate(table.terrain):
         fp = t.footprint
         if not isinstance(fp, WallFootprint):

@@ -20,7 +20,7 @@ from shapely.geometry.base import BaseGeometry
 
 from arbitre import backend
 from arbitre.geometry import CircleFootprint, Point, WallFootprint
-from arbitre.table import Table
+from arbitre.table import Model, Table
 
 #: Kind codes and tolerance of the kernels (read without loading numba).
 _K = backend.interpreted()
@@ -519,5 +519,10 @@ def _closing(
 def _piece_shape(table: Table, ix: SightIndex, p: int) -> BaseGeometry:
     if p < ix.n_terrain:
         return table.terrain[p].footprint.shape()
-    m = table.models[p - ix.n_terrain]
+    return base_shape(table.models[p - ix.n_terrain])
+
+
+def base_shape(m: Model) -> BaseGeometry:
+    """A base as a fine polygon, a model without a base as a tiny disc (so that it still
+    has an inside for the window tests of S3)."""
     return shapely.Point(m.at.x, m.at.y).buffer(max(m.base.radius, 1e-9), 64)

@@ -94,10 +94,6 @@ def _ranks(table: Table, ix: sight.SightIndex) -> np.ndarray:
     return np.asarray(ranks, dtype=np.int64)
 
 
-def _disc(m: Model) -> shapely.Geometry:
-    return shapely.Point(m.at.x, m.at.y).buffer(max(m.base.radius, 1e-9), 64)
-
-
 def rulings(
     table: Table,
     pairs: Sequence[tuple[str, str]],
@@ -117,7 +113,8 @@ def rulings(
     need = np.asarray([table.size_rank(table.model(b).size) for _, b in pairs], np.int64)
     lines = sight.clear_lines(table, pairs, piece_rank=ranks, min_rank=need, index=ix)
     # every piece's footprint grown by half the beam, built once for all the pairs
-    shapes = [t.footprint.shape() for t in table.terrain] + [_disc(m) for m in table.models]
+    shapes = [t.footprint.shape() for t in table.terrain]
+    shapes += [sight.base_shape(m) for m in table.models]
     reach = shapely.buffer(np.asarray(shapes, dtype=object), ix.half)
     return [_rule(table, ix, ranks, reach, line) for line in lines]
 
@@ -126,7 +123,8 @@ def _window_pieces(
     table: Table, ix: sight.SightIndex, reach: np.ndarray, a: str, b: str
 ) -> list[int]:
     """The pieces reaching into the D3 window of a and b (the hull of their bases)."""
-    hull = shapely.convex_hull(shapely.union(_disc(table.model(a)), _disc(table.model(b))))
+    bases = shapely.union(sight.base_shape(table.model(a)), sight.base_shape(table.model(b)))
+    hull = shapely.convex_hull(bases)
     hits = shapely.intersects(hull, reach)
     return [int(p) for p in np.flatnonzero(hits) if ix.ids[p] not in (a, b)]
 
