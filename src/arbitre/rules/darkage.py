@@ -32,7 +32,7 @@ from arbitre.errors import RulesError
 from arbitre.rules import schema
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest, ids
-from arbitre.rules.ruling import LosRuling, Reason, chance, point, reasons_json
+from arbitre.rules.ruling import NO_MARGIN, LosRuling, Margin, Reason, chance, point, reasons_json
 from arbitre.table import Model, Table, Unit
 
 
@@ -309,6 +309,7 @@ class ActivationRuling:
     ended: bool
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    margin: Margin = NO_MARGIN
 
     def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
         return {
@@ -321,6 +322,7 @@ class ActivationRuling:
             "ended": self.ended,
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(unit),
         }
 
 
@@ -428,6 +430,7 @@ class RolloffRuling:
     odds: RollOffOdds
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    margin: Margin = NO_MARGIN
 
     def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
         return {
@@ -444,6 +447,7 @@ class RolloffRuling:
             "mean_rounds": chance(self.odds.rounds),
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(unit),
         }
 
 

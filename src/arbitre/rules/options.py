@@ -24,9 +24,11 @@ Opts = TypeVar("Opts")
 
 @dataclass(frozen=True, slots=True)
 class SharedOptions:
-    """The G options every geometric ruleset shares (RULES.md G5)."""
+    """The G options every geometric ruleset shares: ``grazing_blocks`` (G5) and
+    ``close_call``, the margin in mm below which a ruling is a close call (G8)."""
 
     grazing_blocks: bool = False
+    close_call: float = 2.0
 
 
 def field_names(cls: type[Any]) -> tuple[str, ...]:

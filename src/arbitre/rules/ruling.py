@@ -12,7 +12,8 @@ objects, lengths plain numbers in the report unit (:func:`length`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import math
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, ClassVar, Protocol, runtime_checkable
@@ -78,6 +79,49 @@ def point(unit: Unit | None, xy: tuple[float, float] | Any) -> list[float]:
     return [u.from_mm(float(x)), u.from_mm(float(y))]
 
 
+@dataclass(frozen=True, slots=True)
+class Margin:
+    """G8: the smallest slack among the threshold tests a ruling rests on.
+
+    ``mm`` is that slack in mm (``None`` when the ruling rests on no length threshold, as
+    a roll-off or a places move); ``test`` names the test (``"beam hedge"``, ``"contact
+    hunter-hedge"``, ``"range"``, ``"half range"``, ``"elevation"``, ``"template edge
+    orc"``...); ``close`` says it is below the ``close_call`` option. Moving one model by
+    less than ``mm`` never changes the ruling.
+    """
+
+    mm: float | None = None
+    test: str = ""
+    close: bool = False
+
+    @classmethod
+    def smallest(cls, tests: Iterable[tuple[float, str]], close_call: float) -> Margin:
+        """The margin of a ruling resting on ``tests`` (slack in mm, name): the smallest
+        slack (its absolute value), a close call below ``close_call`` mm."""
+        best: tuple[float, str] | None = None
+        for slack, name in tests:
+            slack = abs(float(slack))
+            if not math.isfinite(slack):
+                continue
+            if best is None or slack < best[0]:
+                best = (slack, name)
+        if best is None:
+            return NO_MARGIN
+        return cls(best[0], best[1], best[0] < close_call)
+
+    def to_json(self, unit: Unit | None) -> dict[str, Any]:
+        """The three G8 fields of every ruling's JSON (``margin`` in the report unit)."""
+        return {
+            "margin": length(unit, self.mm),
+            "margin_test": self.test,
+            "close_call": self.close,
+        }
+
+
+#: The margin of a ruling that rests on no length threshold.
+NO_MARGIN = Margin()
+
+
 @runtime_checkable
 class Ruling(Protocol):
     """What every ruling of every question offers: its kind, its reasons and refusals, and
@@ -115,6 +159,7 @@ class LosRuling:
     witness: tuple[tuple[float, float], tuple[float, float]] | None = None
     refusals: tuple[Reason, ...] = ()
     because: str = ""
+    margin: Margin = NO_MARGIN
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -138,6 +183,7 @@ class LosRuling:
             "because": self.because,
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(unit),
         }
 
 

@@ -29,6 +29,14 @@ CHANCE: dict[str, Any] = {"$ref": "#/$defs/chance"}
 LAW: dict[str, Any] = {"$ref": "#/$defs/law"}
 
 
+#: The G8 fields every ruling carries (:class:`~arbitre.rules.ruling.Margin`).
+MARGIN: dict[str, Any] = {
+    "margin": {"anyOf": [NUMBER, {"type": "null"}]},
+    "margin_test": STR,
+    "close_call": BOOL,
+}
+
+
 def nullable(schema: dict[str, Any]) -> dict[str, Any]:
     """``schema`` or null."""
     return {"anyOf": [schema, {"type": "null"}]}
@@ -98,12 +106,12 @@ _DEFS: dict[str, Any] = {
 
 def ruling_schema(kind: str, declared: dict[str, Any]) -> dict[str, Any]:
     """One ruling of ``kind``: the common fields and the question's own."""
-    props = {"kind": {"const": kind}, "reasons": REASONS, "refusals": REASONS}
+    props = {"kind": {"const": kind}, "reasons": REASONS, "refusals": REASONS, **MARGIN}
     props.update(declared.get("properties", {}))
     return {
         "type": "object",
         "properties": props,
-        "required": ["kind", "reasons", "refusals", *declared.get("required", [])],
+        "required": ["kind", "reasons", "refusals", *MARGIN, *declared.get("required", [])],
         "additionalProperties": False,
     }
 

@@ -17,7 +17,7 @@ from typing import Any, ClassVar, Literal
 from arbitre.dice import Distribution, RollLog
 from arbitre.errors import RulesError
 from arbitre.rules.breath.notation import BreathWeapon, Nature
-from arbitre.rules.ruling import Reason, chance, law, length, point, reasons_json
+from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, chance, law, length, point, reasons_json
 from arbitre.rules.schema import (
     BOOL,
     CHANCE,
@@ -328,6 +328,7 @@ class BreathRuling:
     value: Fraction
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    margin: Margin = NO_MARGIN
     best: Aim | None = None
     runner_up: Aim | None = None
     search: AimSearch | None = None
@@ -367,6 +368,7 @@ class BreathRuling:
             "roll": None if self.roll is None else self.roll.to_json(),
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(unit),
         }
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from arbitre.dice import NeedOverSix, RollLog, ToHit
 from arbitre.errors import RulesError
-from arbitre.rules.ruling import Reason, reasons_json
+from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, reasons_json
 from arbitre.rules.ruling import length as json_length
 from arbitre.rules.schema import (
     BOOL,
@@ -24,6 +24,7 @@ from arbitre.rules.schema import (
     IDS,
     INT,
     LENGTH,
+    MARGIN,
     NUMBER,
     REASONS,
     STR,
@@ -128,6 +129,7 @@ class TargetRuling:
     cover_pieces: tuple[str, ...]
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    margin: Margin = NO_MARGIN
     deciding: tuple[Reason, ...] = ()
     shot: Shot | None = None
     modifiers: tuple[tuple[str, int], ...] = ()
@@ -164,6 +166,7 @@ class TargetRuling:
             "deciding": reasons_json(self.deciding),
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(unit),
         }
 
 
@@ -193,6 +196,7 @@ class TargetsRuling:
     targets: tuple[TargetRuling, ...]
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    margin: Margin = NO_MARGIN
 
     @property
     def rules(self) -> tuple[str, ...]:
@@ -248,6 +252,7 @@ class TargetsRuling:
             "targets": [t.to_json(unit) for t in self.targets],
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(unit),
         }
 
 
@@ -274,6 +279,7 @@ class ShootRuling:
     odds: Odds
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    margin: Margin = NO_MARGIN
 
     @property
     def seed(self) -> int | None:
@@ -302,6 +308,7 @@ class ShootRuling:
             "odds": self.odds.to_json(),
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(unit),
         }
 
 
@@ -347,6 +354,7 @@ TARGET_SCHEMA: dict[str, Any] = obj(
         "deciding": REASONS,
         "reasons": REASONS,
         "refusals": REASONS,
+        **MARGIN,
     }
 )
 

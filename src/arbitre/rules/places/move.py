@@ -31,7 +31,7 @@ from arbitre.rules.places.common import (
     refs,
     worded,
 )
-from arbitre.rules.ruling import Reason, reasons_json
+from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, reasons_json
 from arbitre.rules.schema import IDS, INT, REASONS, STR, array, obj
 
 
@@ -117,6 +117,7 @@ class MoveRuling:
     unreachable: tuple[str, ...]
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    margin: Margin = NO_MARGIN
 
     def ways_to(self, place: str) -> tuple[Way, ...]:
         return tuple(w for w in self.ways if w.place == place)
@@ -137,6 +138,7 @@ class MoveRuling:
             "unreachable": list(self.unreachable),
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(None),
         }
 
 

@@ -26,7 +26,7 @@ from arbitre.rules.places.common import (
     refs,
     worded,
 )
-from arbitre.rules.ruling import Reason, reasons_json
+from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, reasons_json
 from arbitre.rules.schema import BOOL, IDS, INT, STR, array, nullable, obj
 
 
@@ -98,6 +98,7 @@ class PlaceRuling:
     arriving: tuple[Granted, ...]
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    margin: Margin = NO_MARGIN
 
     def to_json(self, unit: object = None) -> dict[str, Any]:
         """The JSON form (no lengths: ``unit`` is not used)."""
@@ -117,6 +118,7 @@ class PlaceRuling:
             "arriving": [e.to_json() for e in self.arriving],
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(None),
         }
 
 

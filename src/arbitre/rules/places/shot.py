@@ -17,7 +17,7 @@ import networkx as nx  # type: ignore[import-untyped, unused-ignore]
 from arbitre.errors import RulesError
 from arbitre.places import Effect, Junction, PlaceMap, Unit
 from arbitre.rules.places.common import PlacesOptions, effects_of, holds, placemap_of, worded
-from arbitre.rules.ruling import Reason, reasons_json
+from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, reasons_json
 from arbitre.rules.schema import BOOL, IDS, INT, STR, array, nullable, obj
 
 
@@ -78,6 +78,7 @@ class ShotRuling:
     counting: Literal["cover", "encumbrance"]
     reasons: tuple[Reason, ...]
     refusals: tuple[Reason, ...] = ()
+    margin: Margin = NO_MARGIN
 
     @property
     def crossed(self) -> tuple[str, ...]:
@@ -119,6 +120,7 @@ class ShotRuling:
             "way": [c.to_json() for c in self.way],
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
+            **self.margin.to_json(None),
         }
 
 
