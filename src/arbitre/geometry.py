@@ -7,6 +7,7 @@ circles or walls: a polyline with a thickness and windows along it (G3, F5-F7).
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -108,9 +109,14 @@ class WallFootprint:
 
     def solid(self) -> BaseGeometry:
         """The wall's footprint with its windows cut out (the opening ignored, F6)."""
+        return self.opened(range(len(self.windows)))
+
+    def opened(self, windows: Iterable[int]) -> BaseGeometry:
+        """The wall's footprint with the windows of these indices cut out (F5: the one
+        window a shooter stands at; M12: every window)."""
         shape = self.shape()
-        for window in self.windows:
-            shape = shape.difference(self.window_slice(window).buffer(EPS))
+        for k in windows:
+            shape = shape.difference(self.window_slice(self.windows[k]).buffer(EPS))
         return shape
 
     @property

@@ -87,8 +87,15 @@ def _rings(shape: BaseGeometry) -> list[np.ndarray]:
     return rings
 
 
-def build_index(table: Table, *, solid: frozenset[str] = frozenset()) -> SightIndex:
-    """Pack a table's pieces; walls named in ``solid`` lose their window openings (F6)."""
+def build_index(
+    table: Table,
+    *,
+    solid: frozenset[str] = frozenset(),
+    openings: frozenset[tuple[str, int]] = frozenset(),
+) -> SightIndex:
+    """Pack a table's pieces. Walls named in ``solid`` have every window opened (the
+    opening ignored: F6, M12); ``openings`` opens single windows, as ``(wall id, window
+    index)`` pairs (F5: the window a shooter stands at). Other walls are whole (F7)."""
     kinds: list[int] = []
     discs: list[tuple[float, float, float]] = []
     edge_rows: list[np.ndarray] = []
@@ -110,7 +117,12 @@ def build_index(table: Table, *, solid: frozenset[str] = frozenset()) -> SightIn
         if isinstance(fp, CircleFootprint):
             add_disc(fp.centre.x, fp.centre.y, fp.radius)
             continue
-        shape = fp.solid() if isinstance(fp, WallFootprint) and piece.id in solid else fp.shape()
+        if isinstance(fp, WallFootprint) and piece.id in solid:
+            shape = fp.solid()
+        elif isinstance(fp, WallFootprint) and any(w == piece.id for w, _ in openings):
+            shape = fp.opened(sorted(k for w, k in openings if w == piece.id))
+        else:
+            shape = fp.shape()
         kinds.append(_K.POLYGON)
         discs.append((0.0, 0.0, 0.0))
         n = 0
@@ -142,9 +154,23 @@ def build_index(table: Table, *, solid: frozenset[str] = frozenset()) -> SightIn
 
 
 @lru_cache(maxsize=64)
-def sight_index(table: Table, solid: frozenset[str] = frozenset()) -> SightIndex:
+def sight_index(
+    table: Table,
+    solid: frozenset[str] = frozenset(),
+    openings: frozenset[tuple[str, int]] = frozenset(),
+) -> SightIndex:
     """The cached :func:`build_index` of a table."""
-    return build_index(table, solid=solid)
+    return build_index(table, solid=solid, openings=openings)
+
+
+def walls_with_windows(table: Table) -> frozenset[str]:
+    """The ids of the walls that have windows: pass them as ``solid`` to open every
+    window (M12, option ``windows: open`` outside Frostgrave)."""
+    return frozenset(
+        p.id
+        for p in table.terrain
+        if isinstance(p.footprint, WallFootprint) and p.footprint.windows
+    )
 
 
 @dataclass(frozen=True, slots=True)
