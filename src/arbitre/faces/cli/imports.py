@@ -1,0 +1,145 @@
+"""The ``import`` command (a face): a Universal VTT or Foundry VTT scene made a scenario
+file. It parses, asks :mod:`arbitre.imports`, writes and prints; no rule lives here."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+import yaml
+
+from arbitre.errors import RulesError
+from arbitre.faces.cli.common import (
+    IO_PANEL,
+    MAX_BYTES,
+    MaxBytesOpt,
+    command,
+    esc,
+    out,
+    print_json,
+    write_text,
+)
+from arbitre.imports import DEFAULT_THICKNESS, import_scene
+from arbitre.rules import find_ruleset
+
+PANEL = "Import"
+
+
+class _Dumper(yaml.SafeDumper):
+    """YAML with points on one line each (``[1.5, 2.0]``)."""
+
+
+def _list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
+    flow = all(isinstance(v, int | float) and not isinstance(v, bool) for v in data)
+    return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
+
+
+_Dumper.add_representer(list, _list)
+
+
+def scenario_text(doc: dict[str, Any], path: Path) -> str:
+    """The scenario document as the text of ``path``: JSON for ``.json``, else YAML."""
+    if path.suffix.lower() == ".json":
+        return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+
+
+def import_(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE",
+            help="Scene file: Universal VTT (.dd2vtt, .uvtt, .df2vtt) or Foundry VTT JSON.",
+            show_default=False,
+        ),
+    ],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "-o",
+            "--output",
+            metavar="FILE",
+            help="Scenario file to write (.yaml, or .json).",
+            show_default=False,
+            rich_help_panel=IO_PANEL,
+        ),
+    ],
+    source: Annotated[
+        str, typer.Option("--from", metavar="FORMAT", help="uvtt, foundry or auto.")
+    ] = "auto",
+    cell: Annotated[
+        str,
+        typer.Option(
+            "--cell",
+            metavar="LENGTH",
+            help="Length of a grid cell (1in, 25mm...), or grid: the scene's grid length.",
+        ),
+    ] = "1in",
+    wall_thickness: Annotated[
+        str,
+        typer.Option("--wall-thickness", metavar="LENGTH", help="Thickness of the walls."),
+    ] = f"{DEFAULT_THICKNESS:g}in",
+    objects: Annotated[
+        str,
+        typer.Option(
+            "--objects",
+            metavar="KIND",
+            help="Universal VTT objects: cover (small, F3), blocks (large, F2) or skip.",
+        ),
+    ] = "cover",
+    level: Annotated[
+        str | None,
+        typer.Option(
+            "--level",
+            metavar="ID",
+            help="Foundry v14: the level imported, by id or name (default: the initial one).",
+            show_default=False,
+        ),
+    ] = None,
+    rules: Annotated[
+        str,
+        typer.Option("--rules", metavar="NAME", help="Ruleset the scenario names (none: none)."),
+    ] = "frostgrave",
+    as_json: Annotated[
+        bool,
+        typer.Option("--json", help="Print the summary as JSON.", rich_help_panel=IO_PANEL),
+    ] = False,
+    max_bytes: MaxBytesOpt = MAX_BYTES,
+) -> None:
+    """Make a scenario of a virtual tabletop scene: walls, doors, windows, tokens."""
+    if max_bytes < 1:
+        raise RulesError(f"--max-bytes {max_bytes}: expected a number of bytes, at least 1")
+    if output.suffix.lower() not in (".yaml", ".yml", ".json"):
+        raise RulesError(f"{output}: cannot write a scenario there; name it .yaml or .json")
+    if source not in ("auto", "uvtt", "foundry"):
+        raise RulesError(f"--from {source!r}: expected uvtt, foundry or auto")
+    if objects not in ("cover", "blocks", "skip"):
+        raise RulesError(f"--objects {objects!r}: expected cover, blocks or skip")
+    named = None if rules.lower() == "none" else find_ruleset(rules).name
+    kind: Literal["auto", "uvtt", "foundry"] = source  # type: ignore[assignment]
+    what: Literal["cover", "blocks", "skip"] = objects  # type: ignore[assignment]
+    done = import_scene(
+        file,
+        kind=kind,
+        cell=cell,
+        wall_thickness=wall_thickness,
+        objects=what,
+        level=level,
+        rules=named,
+        max_bytes=max_bytes,
+    )
+    write_text(output, scenario_text(done.document, output))
+    if as_json:
+        print_json({"output": str(output), **dataclasses.asdict(done.summary)})
+        return
+    for line in done.summary.lines():
+        out.print(esc(line))
+    out.print(f"wrote {esc(output)}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``import`` command to ``app``."""
+    command(app, import_, PANEL, name="import")
