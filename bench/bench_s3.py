@@ -38,14 +38,11 @@ def exact(table: Table, pairs: list[tuple[str, str]]) -> tuple[float, np.ndarray
             s + ix.n_terrain,
             g + ix.n_terrain,
             np.zeros(len(s), np.int64),
-            np.zeros(len(ix.ids), np.int64),
-            ix.kind,
-            ix.disc,
-            ix.eoff,
-            ix.edges,
-            ix.bbox,
+            np.zeros(len(ix.packed[0]), np.int64),
+            *ix.packed,
             ix.half,
             False,
+            np.full(len(s), -1, np.int64),
         )
         best = min(best, time.perf_counter() - t0)
     return best, found
@@ -74,12 +71,8 @@ def sampled(table: Table, pairs: list[tuple[str, str]], rim: int = 24) -> tuple[
     _, _, _, first = k.centre_lines(
         *arrays,
         *skips,
-        ix.kind,
-        ix.disc,
-        ix.eoff,
-        ix.edges,
-        ix.bbox,
-        ix.blocks | True,
+        *ix.packed,
+        ix.mask(ix.blocks | True),
         ix.half,
         False,
         True,

@@ -20,6 +20,7 @@ from arbitre.cli import main
 from arbitre.errors import RulesError
 from arbitre.faces.svg.darkage import overlay
 from arbitre.rules import ask, darkage, find_ruleset
+from arbitre.rules.options import read_options
 from arbitre.rules.schema import output_schema, ruling_schema
 from arbitre.testing import random_table
 
@@ -52,7 +53,8 @@ def test_golden(path: Path) -> None:
     pairs = tuple((e["shooter"], e["target"]) for e in doc["expect"])
     answer = ask(table, "los", rules="darkage", pairs=pairs)
     got = answer.rulings
-    assert list(got) == darkage.rulings(table, pairs)
+    opts = read_options(darkage.DarkAgeOptions, table.options)
+    assert list(got) == darkage.rulings(table, pairs, options=opts)
     validate_rulings(answer.to_json())
     for want, ruling in zip(doc["expect"], got, strict=True):
         where = f"{path.name}: {want['shooter']} -> {want['target']}"
@@ -184,8 +186,9 @@ def test_rolloff_through_ask() -> None:
     (js,) = doc["rulings"]
     assert list(js) == [
         "kind", "players", "decides", "seed", "log", "odds", "tie_each_round", "mean_rounds",
-        "reasons", "refusals",
+        "reasons", "refusals", "margin", "margin_test", "close_call",
     ]  # fmt: skip
+    assert (js["margin"], js["margin_test"], js["close_call"]) == (None, "", False)  # G8: no length
     assert js["odds"] == {"ann": {"p": "1/2", "float": 0.5}, "bob": {"p": "1/2", "float": 0.5}}
     assert js["tie_each_round"] == {"p": "1/20", "float": 0.05}
     assert js["mean_rounds"] == {"p": "20/19", "float": 20 / 19}

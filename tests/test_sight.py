@@ -1,4 +1,7 @@
-"""S1 and S2 against brute-force shapely oracles on seeded random tables (G5, S1, S2)."""
+"""S1 and S2 against brute-force shapely oracles on seeded random tables (G4, G5, S1, S2).
+
+The oracles count G4 too: a line passing between two touching blockers (the bridges of
+:mod:`g4_oracle`, computed by plain shapely) crosses them both."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import math
 import numpy as np
 import pytest
 import shapely
+from g4_oracle import bf_between, bf_bridges
 from shapely.geometry.base import BaseGeometry
 
 from arbitre import sight
@@ -68,17 +72,34 @@ def test_s1_centre_lines_match_shapely_on_200_random_tables(beam: float) -> None
         )
         half = beam / 2
         ids, shapes, circles = piece_shapes(table)
+        bridges = bf_bridges(table)
         pairs = [(a.id, b.id) for a in table.models for b in table.models if a.id != b.id]
         for line_ruling in sight.centre_lines(table, pairs):
             a = table.model(line_ruling.shooter).at
             b = table.model(line_ruling.target).at
             line = shapely.LineString([(a.x, a.y), (b.x, b.y)])
             got = [c.piece for c in line_ruling.crossings]
+            ends = (line_ruling.shooter, line_ruling.target)
+            between: dict[str, bool | None] = {}  # G4: passes between pid and a touching one
+            for x, y, bridge in bridges:
+                if x in ends or y in ends:
+                    continue
+                verdict = bf_between(line, bridge, half)
+                for pid in (x, y):
+                    if verdict or between.get(pid) is True:
+                        between[pid] = True
+                    elif verdict is None or between.get(pid, False) is None:
+                        between[pid] = None
+                    else:
+                        between[pid] = False
             for pid, shape, circle in zip(ids, shapes, circles, strict=True):
-                if pid in (line_ruling.shooter, line_ruling.target):
+                if pid in ends:
                     assert pid not in got
                     continue
                 want = bf_crosses(line, shape, circle, half)
+                via = between.get(pid, False)
+                if want is not True and via is not False:
+                    want = via if want is False else (True if via else None)
                 if want is None:
                     ambiguous += 1
                     continue
@@ -118,6 +139,12 @@ def bf_visible_fraction(
     ends = c + s_near[:, None] * np.stack([np.cos(phi + psi), np.sin(phi + psi)], axis=1)
     lines = shapely.linestrings(np.stack([np.broadcast_to(c, ends.shape), ends], axis=1))
     blocked = np.zeros(rays, dtype=bool)
+    for _, _, bridge in bf_bridges(table, skip=frozenset({shooter, target})):
+        # G4: a ray passing between two touching blockers is hidden
+        if half > 0:
+            blocked |= shapely.distance(lines, bridge) < half
+        else:
+            blocked |= shapely.distance(lines, bridge) <= 1e-9
     ids, shapes, circles = piece_shapes(table)
     for pid, shape, circle in zip(ids, shapes, circles, strict=True):
         if pid in (shooter, target):
@@ -173,10 +200,19 @@ def test_s2_half_hidden_target_is_exactly_half() -> None:
         (0.0, 1.0, True),  # G5: bases in contact are a wall
         (0.9, 1.0, True),  # a gap narrower than the beam
         (1.1, 1.0, False),  # a gap wider than the beam
-        (0.0, 0.0, False),  # a mathematical line through a zero-width gap: grazing only
+        (0.0, 0.0, True),  # G4: touching bases are one obstacle, even for a line
+        (0.3, 0.0, True),  # G4: a gap within the contact tolerance (0.5 mm) is closed
+        (0.5, 0.0, True),  # G4: exactly the tolerance still touches
+        (0.6, 0.0, False),  # beyond the tolerance a mathematical line passes
+        (0.3, 1.0, True),
+        (0.5, 1.0, True),
+        (0.6, 1.0, True),  # narrower than the beam (G5)
     ],
 )
 def test_s1_line_between_two_bases(gap: float, beam: float, blocked: bool) -> None:
+    """G4: «trois figurines rouges ... qui obstruent la ligne de vue»: bases in contact
+    (gap up to the tolerance) close the gap between them whatever the beam; each is
+    listed, joined with the other."""
     r = 12.5
     t = _row(
         Model("a", "r", Point(100, 500)),
@@ -187,6 +223,19 @@ def test_s1_line_between_two_bases(gap: float, beam: float, blocked: bool) -> No
     )
     (line,) = sight.centre_lines(t, [("a", "b")])
     assert bool(line.crossings) is blocked
+    assert {c.piece for c in line.crossings} == ({"u", "d"} if blocked else set())
+    if blocked and beam == 0:
+        assert {(c.piece, c.joined) for c in line.crossings} == {("u", "d"), ("d", "u")}
+    # S2 and S3 agree: the target behind the pair is hidden, no clear line passes
+    share = sight.visible_fraction(t, "a", "b")
+    (clear,) = sight.clear_lines(t, [("a", "b")])
+    assert (share == 0.0) is blocked
+    if beam == 0:
+        assert clear.clear is not blocked
+        if blocked:
+            assert set(clear.blockers) == {"u", "d"} and clear.joined == (("u", "d"),)
+    stop, _ = sight.all_pairs(t, stops=sight.sight_index(t).blocks, weights=np.zeros((4, 4)))
+    assert bool(stop[0, 1] >= 0) is blocked
 
 
 @pytest.mark.parametrize(

@@ -4,6 +4,11 @@ Pieces (terrain footprints and bases) are packed in flat arrays:
 
 - ``kind[k]``: 0 for a disc (``disc[k] = cx, cy, r``), 1 for a polygon whose edges are
   ``edges[eoff[k]:eoff[k + 1]]`` (rows ``x0, y0, x1, y1``; holes are extra rings);
+- ``kind[k]`` 2 for a *bridge* (G4): the segment joining the nearest points of two
+  touching blockers, packed as a polygon of two edges ``p -> q -> p``, its two pieces'
+  indices in ``disc[k, 0:2]``. A segment crosses a bridge when it comes nearer than
+  ``half`` to it or meets it, whatever the grazing rule: no line passes between
+  blockers that touch. A bridge is skipped with either of its ends;
 - ``half``: half the sight beam (G5). A segment *crosses* a piece when it comes nearer
   than ``half`` to it; with ``half == 0`` when it meets the piece's interior. Exactly at
   the beam's edge it *grazes*, and ``grazing`` says whether that counts.
@@ -24,6 +29,7 @@ TWO_PI = 2.0 * math.pi
 
 DISC = 0
 POLYGON = 1
+BRIDGE = 2
 
 
 @njit(cache=True, inline="always")
@@ -144,6 +150,28 @@ def _meets_interior(
     return False
 
 
+@njit(cache=True, inline="always")
+def skipped(k: int, sa: int, sb: int, kind: np.ndarray, disc: np.ndarray) -> bool:
+    """Whether piece ``k`` is left out of a segment whose ends are pieces ``sa`` and
+    ``sb``: one of them, or a bridge from one of them (G4)."""
+    if k in (sa, sb):
+        return True
+    if kind[k] == BRIDGE:
+        return int(disc[k, 0]) in (sa, sb) or int(disc[k, 1]) in (sa, sb)
+    return False
+
+
+@njit(cache=True)
+def _bridge_crossed(
+    edges: np.ndarray, e: int, ax: float, ay: float, bx: float, by: float, half: float
+) -> bool:
+    """Whether segment ab passes between the two ends of bridge edge ``e`` (G4): nearer
+    than ``half`` to it, or meeting it (its ends too: a line tangent to a blocker at the
+    bridge's end, the point nearest the other blocker, lies between the two)."""
+    d = _seg_seg_dist(ax, ay, bx, by, edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3])
+    return d < half - EPS or d <= EPS
+
+
 @njit(cache=True)
 def crosses(
     k: int,
@@ -158,7 +186,9 @@ def crosses(
     half: float,
     grazing: bool,
 ) -> bool:
-    """Whether segment ab crosses piece ``k`` under the beam rule (G5)."""
+    """Whether segment ab crosses piece ``k`` under the beam rule (G5; G4 for a bridge)."""
+    if kind[k] == BRIDGE:
+        return _bridge_crossed(edges, eoff[k], ax, ay, bx, by, half)
     if kind[k] == DISC:
         d = _seg_point_dist(ax, ay, bx, by, disc[k, 0], disc[k, 1]) - disc[k, 2]
         if d < half - EPS:
@@ -475,7 +505,7 @@ def centre_lines(
             k = items[b, j]
             if dmin[k] > length:
                 break
-            if k == skip_a[i] or k == skip_b[i]:
+            if skipped(k, skip_a[i], skip_b[i], kind, disc):
                 continue
             if not crosses(k, ax[i], ay[i], bx[i], by[i], kind, disc, eoff, edges, half, grazing):
                 continue
@@ -846,7 +876,7 @@ def visible_fractions(
             bb = b % NBUCKETS
             for j in range(count[bb]):
                 k = items[bb, j]
-                if seen[k] == i or not hides[k] or k == skip_a[i] or k == skip_b[i]:
+                if seen[k] == i or not hides[k] or skipped(k, skip_a[i], skip_b[i], kind, disc):
                     continue
                 seen[k] = i
                 if dmin[k] > reach:
@@ -917,7 +947,7 @@ def all_pairs(
                 k = items[b, j]
                 if dmin[k] > length:
                     break
-                if k == first_piece + s or k == first_piece + t:
+                if skipped(k, first_piece + s, first_piece + t, kind, disc):
                     continue
                 if crosses(k, ox, oy, xy[t, 0], xy[t, 1], kind, disc, eoff, edges, half, grazing):
                     if stops[k]:
@@ -1107,7 +1137,7 @@ def _clear_stretch(
     for j in range(nc):
         slot = order[j]
         k = cand[slot]
-        if kind[k] == DISC:
+        if kind[k] != POLYGON:
             hit = crosses(k, px, py, qx, qy, kind, disc, eoff, edges, half, grazing)
         else:
             e0 = eoff[k]
@@ -1190,6 +1220,128 @@ def _closed_by_one_disc(
 
 
 @njit(cache=True)
+def _inner_points(
+    px: float,
+    py: float,
+    qx: float,
+    qy: float,
+    edges: np.ndarray,
+    e0: int,
+    e1: int,
+    out: np.ndarray,
+) -> int:
+    """Points of segment pq well inside the polygon: the middle of each stretch between
+    two cuts of its outline whose middle is inside and off the outline. Returns their
+    number (at most ``out``'s rows)."""
+    dx = qx - px
+    dy = qy - py
+    ll = dx * dx + dy * dy
+    if ll == 0.0:
+        return 0
+    ts = np.empty(2 + e1 - e0)
+    ts[0] = 0.0
+    ts[1] = 1.0
+    n = 2
+    for e in range(e0, e1):
+        ux, uy, vx, vy = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+        ex = vx - ux
+        ey = vy - uy
+        den = dx * ey - dy * ex
+        if abs(den) > 1e-12 * math.sqrt(ll * (ex * ex + ey * ey)):
+            t = ((ux - px) * ey - (uy - py) * ex) / den
+            w = ((ux - px) * dy - (uy - py) * dx) / den
+            if 0.0 <= t <= 1.0 and -EPS <= w <= 1.0 + EPS:
+                ts[n] = t
+                n += 1
+    tt = np.sort(ts[:n])
+    found = 0
+    for i in range(n - 1):
+        if tt[i + 1] - tt[i] <= 1e-9 or found >= out.shape[0]:
+            continue
+        tm = 0.5 * (tt[i] + tt[i + 1])
+        mx = px + tm * dx
+        my = py + tm * dy
+        if _inside(edges, e0, e1, mx, my):
+            near = np.inf
+            for e in range(e0, e1):
+                near = min(
+                    near,
+                    _seg_point_dist(edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3], mx, my),
+                )
+            if near > 10.0 * EPS:
+                out[found, 0] = mx
+                out[found, 1] = my
+                found += 1
+    return found
+
+
+@njit(cache=True)
+def _closed_by_one_polygon(
+    ax: float,
+    ay: float,
+    ar: float,
+    bx: float,
+    by: float,
+    br: float,
+    cand: np.ndarray,
+    nc: int,
+    kind: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+) -> bool:
+    """A sufficient test that the window is closed, as :func:`_closed_by_one_disc` for a
+    polygon: a chord from one side of the window to the other runs through its interior
+    (off its outline) and keeps clear of both bases. Every segment from base to base
+    then crosses that chord, so meets the polygon's interior (blocked for any beam)."""
+    dx = bx - ax
+    dy = by - ay
+    d = math.sqrt(dx * dx + dy * dy)
+    if d <= ar + br:
+        return False
+    base = math.atan2(dy, dx)
+    turn = math.acos(max(-1.0, min(1.0, (ar - br) / d)))
+    sides = np.empty((2, 4))
+    for side in range(2):
+        phi = base + turn if side == 0 else base - turn
+        nx = math.cos(phi)
+        ny = math.sin(phi)
+        sides[side, 0] = ax + ar * nx
+        sides[side, 1] = ay + ar * ny
+        sides[side, 2] = bx + br * nx
+        sides[side, 3] = by + br * ny
+    u = np.empty((4, 2))
+    v = np.empty((4, 2))
+    for j in range(nc):
+        k = cand[j]
+        if kind[k] != POLYGON:
+            continue
+        e0 = eoff[k]
+        e1 = eoff[k + 1]
+        nu = _inner_points(sides[0, 0], sides[0, 1], sides[0, 2], sides[0, 3], edges, e0, e1, u)
+        if nu == 0:
+            continue
+        nv = _inner_points(sides[1, 0], sides[1, 1], sides[1, 2], sides[1, 3], edges, e0, e1, v)
+        for i in range(nu):
+            for m in range(nv):
+                px, py, qx, qy = u[i, 0], u[i, 1], v[m, 0], v[m, 1]
+                if _seg_point_dist(px, py, qx, qy, ax, ay) <= ar + 10.0 * EPS:
+                    continue
+                if _seg_point_dist(px, py, qx, qy, bx, by) <= br + 10.0 * EPS:
+                    continue
+                clear = True  # the chord must not come near the outline
+                for e in range(e0, e1):
+                    gap = _seg_seg_dist(
+                        px, py, qx, qy, edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+                    )
+                    if gap <= 10.0 * EPS:
+                        clear = False
+                        break
+                if clear:
+                    return True
+    return False
+
+
+@njit(cache=True)
 def any_clear(
     ax: float,
     ay: float,
@@ -1251,6 +1403,8 @@ def any_clear(
     ):
         return True
     if _closed_by_one_disc(ax, ay, ar, bx, by, br, cand, nc, kind, disc, half):
+        return False
+    if _closed_by_one_polygon(ax, ay, ar, bx, by, br, cand, nc, kind, eoff, edges):
         return False
     size = 2
     for j in range(nc):
@@ -1354,9 +1508,11 @@ def any_clear_batch(
     bbox: np.ndarray,
     half: float,
     grazing: bool,
+    skip_c: np.ndarray,
 ) -> tuple[np.ndarray, np.ndarray]:
     """S3 for pairs of discs ``a[i]``, ``b[i]`` (x, y, r): only pieces whose ``rank`` is at
-    least ``min_rank[i]`` block (D4). Returns found flags and witness segments."""
+    least ``min_rank[i]`` block (D4); ``skip_c[i]`` is one more piece left out (-1 none:
+    what-if tests, the window without that piece). Returns found flags and witnesses."""
     m = a.shape[0]
     found = np.zeros(m, np.bool_)
     witness = np.full((m, 4), np.nan)
@@ -1366,7 +1522,9 @@ def any_clear_batch(
         cand = np.empty(max(npieces, 1), np.int64)
         nc = 0
         for k in range(npieces):
-            if k == skip_a[i] or k == skip_b[i] or rank[k] < min_rank[i]:
+            if skipped(k, skip_a[i], skip_b[i], kind, disc) or rank[k] < min_rank[i]:
+                continue
+            if skip_c[i] >= 0 and skipped(k, skip_c[i], skip_c[i], kind, disc):
                 continue
             if (
                 bbox[k, 0] > max(a[i, 0], b[i, 0]) + reach
@@ -1399,3 +1557,129 @@ def any_clear_batch(
             found[i] = True
             witness[i, :] = out
     return found, witness
+
+
+# --- D3: the pieces that reach into the window of two bases ------------------------------
+
+
+@njit(cache=True)
+def _hull_dist(
+    x: float, y: float, ax: float, ay: float, ra: float, bx: float, by: float, rb: float
+) -> float:
+    """Distance from (x, y) to the convex hull of discs (a, ra) and (b, rb), 0 inside.
+
+    The hull is the union of the discs (1 - t) A + t B, centre a + t (b - a) and radius
+    ra + t (rb - ra): along the axis, the nearest of them is found in closed form."""
+    dx = bx - ax
+    dy = by - ay
+    el = math.sqrt(dx * dx + dy * dy)
+    if el <= abs(rb - ra):  # one disc holds the other: the hull is the larger
+        if ra >= rb:
+            return max(0.0, math.sqrt((x - ax) ** 2 + (y - ay) ** 2) - ra)
+        return max(0.0, math.sqrt((x - bx) ** 2 + (y - by) ** 2) - rb)
+    ux = dx / el
+    uy = dy / el
+    along = (x - ax) * ux + (y - ay) * uy
+    perp = abs((x - ax) * uy - (y - ay) * ux)
+    k = (rb - ra) / el
+    s = min(el, max(0.0, along + k * perp / math.sqrt(1.0 - k * k)))
+    return max(0.0, math.sqrt((along - s) ** 2 + perp * perp) - (ra + k * s))
+
+
+@njit(cache=True)
+def _meets_hull(
+    k: int,
+    ax: float,
+    ay: float,
+    ra: float,
+    bx: float,
+    by: float,
+    rb: float,
+    sides: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+) -> bool:
+    """Whether piece k meets the convex hull of discs a and b, whose outer common tangents
+    are ``sides`` (two rows x0, y0, x1, y1): a polygon meets it when one of its edges
+    comes within a disc, crosses a side or ends inside, or when the hull is inside it."""
+    if kind[k] == DISC:
+        gap = _hull_dist(disc[k, 0], disc[k, 1], ax, ay, ra, bx, by, rb) - disc[k, 2]
+        return bool(gap <= EPS)
+    e0 = eoff[k]
+    e1 = eoff[k + 1]
+    for e in range(e0, e1):
+        px, py, qx, qy = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+        if _hull_dist(px, py, ax, ay, ra, bx, by, rb) <= EPS:
+            return True
+        if _seg_point_dist(px, py, qx, qy, ax, ay) <= ra + EPS:
+            return True
+        if _seg_point_dist(px, py, qx, qy, bx, by) <= rb + EPS:
+            return True
+        for j in range(2):
+            d = _seg_seg_dist(px, py, qx, qy, sides[j, 0], sides[j, 1], sides[j, 2], sides[j, 3])
+            if d <= EPS:
+                return True
+    return e1 > e0 and _inside(edges, e0, e1, ax, ay)
+
+
+@njit(cache=True)
+def window_pieces(
+    a: np.ndarray,
+    b: np.ndarray,
+    skip_a: np.ndarray,
+    skip_b: np.ndarray,
+    npieces: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    half: float,
+) -> tuple[np.ndarray, np.ndarray]:
+    """D3 for pairs of discs ``a[i]``, ``b[i]`` (x, y, r): the pieces ``0..npieces-1``
+    (bridges left out) that come within ``half`` of the window, the convex hull of the
+    two bases (so the hull of the bases grown by ``half``), ends skipped. CSR arrays
+    ``offsets, piece``, each pair's pieces in index order."""
+    m = a.shape[0]
+    offsets = np.zeros(m + 1, np.int64)
+    cap = max(16, 4 * m)
+    out = np.empty(cap, np.int64)
+    sides = np.empty((2, 4))
+    n = 0
+    for i in range(m):
+        ax, ay, ra = a[i, 0], a[i, 1], a[i, 2] + half
+        bx, by, rb = b[i, 0], b[i, 1], b[i, 2] + half
+        dx = bx - ax
+        dy = by - ay
+        el = math.sqrt(dx * dx + dy * dy)
+        base = math.atan2(dy, dx) if el > 0.0 else 0.0
+        turn = math.acos(max(-1.0, min(1.0, (ra - rb) / el))) if el > 0.0 else 0.0
+        for j in range(2):
+            phi = base + turn if j == 0 else base - turn
+            nx = math.cos(phi)
+            ny = math.sin(phi)
+            sides[j, 0] = ax + ra * nx
+            sides[j, 1] = ay + ra * ny
+            sides[j, 2] = bx + rb * nx
+            sides[j, 3] = by + rb * ny
+        x0 = min(ax - ra, bx - rb) - EPS
+        x1 = max(ax + ra, bx + rb) + EPS
+        y0 = min(ay - ra, by - rb) - EPS
+        y1 = max(ay + ra, by + rb) + EPS
+        for k in range(npieces):
+            if k == skip_a[i] or k == skip_b[i]:
+                continue
+            if bbox[k, 0] > x1 or bbox[k, 2] < x0 or bbox[k, 1] > y1 or bbox[k, 3] < y0:
+                continue
+            if _meets_hull(k, ax, ay, ra, bx, by, rb, sides, kind, disc, eoff, edges):
+                if n == cap:
+                    cap *= 2
+                    grown = np.empty(cap, np.int64)
+                    grown[:n] = out[:n]
+                    out = grown
+                out[n] = k
+                n += 1
+        offsets[i + 1] = n
+    return offsets, out[:n]

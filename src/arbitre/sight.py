@@ -6,16 +6,27 @@ models' bases), and every question goes to the compiled kernels of
 when it comes nearer than half the table's ``beam`` to it (meets its interior for a
 beam of 0); exactly at the beam's edge it grazes, which counts only with the
 ``grazing_blocks`` option. A line never crosses the bases of its own two ends.
+
+G4: blockers that touch (gap at most the contact tolerance, :func:`in_contact`) form one
+obstacle. The index joins each such pair by a *bridge*, the segment between their
+nearest points, that every kernel counts as a blocker of zero width (crossed by any line
+that passes between the two, whatever the beam) when both its ends block for the
+question asked and neither is an end of the line. A line separating two convex blockers
+crosses that segment. Bridges live past the real pieces in the kernels' arrays only
+(:attr:`SightIndex.packed`); what the rulesets see (``ids``, ``kind``, ``blocks``...)
+are the real pieces, and a line stopped by a bridge is reported as stopped by its ends.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 
 import numpy as np
 import shapely
+import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
 from arbitre import backend
@@ -39,6 +50,33 @@ class SightIndex:
     bbox: np.ndarray
     blocks: np.ndarray
     half: float
+    #: G4: ``(k, j)`` piece indices of each pair of touching pieces (its bridge).
+    bridge_ends: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), np.int64))
+    #: The kernels' arrays with the bridges after the real pieces (see :attr:`packed`).
+    full: tuple[np.ndarray, ...] = ()
+
+    @property
+    def n_pieces(self) -> int:
+        """The real pieces (terrain and bases), the bridges not counted."""
+        return len(self.ids)
+
+    def bridge_pairs(self) -> tuple[tuple[str, str], ...]:
+        """G4: the ids of each pair of touching pieces, in bridge order."""
+        return tuple((self.ids[i], self.ids[j]) for i, j in self.bridge_ends.tolist())
+
+    def mask(self, flags: np.ndarray | None = None) -> np.ndarray:
+        """Per-piece flags (default: ``blocks``) extended to the bridges: a bridge is
+        flagged when both its ends are (G4). Flags given for bridges are recomputed."""
+        real = np.asarray(self.blocks if flags is None else flags)[: self.n_pieces]
+        e = self.bridge_ends
+        return np.concatenate([real, real[e[:, 0]] & real[e[:, 1]]]).astype(real.dtype)
+
+    def ends(self, k: int) -> tuple[int, ...]:
+        """The real pieces behind kernel piece ``k``: itself, or a bridge's two ends."""
+        if k < self.n_pieces:
+            return (k,)
+        i, j = self.bridge_ends[k - self.n_pieces]
+        return (int(i), int(j))
 
     def model_piece(self, model_index: int) -> int:
         return self.n_terrain + model_index
@@ -52,15 +90,20 @@ class SightIndex:
         """The work of one pair against ``pieces`` (default: all) in elementary tests:
         ``each`` of the pieces' sizes (:func:`arbitre.backend.piece_sizes`: 1 a disc, its
         edges a polygon) summed; by default the size itself (S1, G4: each edge once)."""
-        sizes = backend.piece_sizes(self.kind, self.eoff)
+        kind, _, eoff, _, _ = self.packed  # the bridges (G4) after the real pieces
+        sizes = backend.piece_sizes(kind, eoff)
         if pieces is not None:
             sizes = sizes[np.asarray(pieces, dtype=np.int64)]
         return int((sizes if each is None else each(sizes)).sum())
 
     @property
     def packed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """The arrays every kernel takes, in their order: kind, disc, eoff, edges, bbox."""
-        return self.kind, self.disc, self.eoff, self.edges, self.bbox
+        """The arrays every kernel takes, in their order: kind, disc, eoff, edges, bbox,
+        the G4 bridges after the real pieces (give the kernels masks from :meth:`mask`)."""
+        if not self.full:
+            return self.kind, self.disc, self.eoff, self.edges, self.bbox
+        kind, disc, eoff, edges, bbox = self.full
+        return kind, disc, eoff, edges, bbox
 
 
 def share_work(n: np.ndarray) -> np.ndarray:
@@ -92,10 +135,16 @@ def build_index(
     *,
     solid: frozenset[str] = frozenset(),
     openings: frozenset[tuple[str, int]] = frozenset(),
+    erode: float = 0.0,
 ) -> SightIndex:
     """Pack a table's pieces. Walls named in ``solid`` have every window opened (the
     opening ignored: F6, M12); ``openings`` opens single windows, as ``(wall id, window
-    index)`` pairs (F5: the window a shooter stands at). Other walls are whole (F7)."""
+    index)`` pairs (F5: the window a shooter stands at). Other walls are whole (F7).
+
+    ``erode`` (mm, a what-if for G8 margins) shrinks every piece and base by that much
+    (a negative value grows them) and the contact test with them: two pieces touch when
+    their gap, measured on the eroded shapes, is at most the tolerance plus ``erode``
+    (so when their true gap is at most the tolerance less ``erode``)."""
     kinds: list[int] = []
     discs: list[tuple[float, float, float]] = []
     edge_rows: list[np.ndarray] = []
@@ -110,12 +159,14 @@ def build_index(
         bboxes.append((cx - r, cy - r, cx + r, cy + r))
         eoff.append(eoff[-1])
 
+    shapes: list[BaseGeometry | None] = []
     for piece in table.terrain:
         ids.append(piece.id)
         blocks.append(piece.blocks)
         fp = piece.footprint
         if isinstance(fp, CircleFootprint):
-            add_disc(fp.centre.x, fp.centre.y, fp.radius)
+            add_disc(fp.centre.x, fp.centre.y, max(fp.radius - erode, 0.0))
+            shapes.append(None)
             continue
         if isinstance(fp, WallFootprint) and piece.id in solid:
             shape = fp.solid()
@@ -123,6 +174,9 @@ def build_index(
             shape = fp.opened(sorted(k for w, k in openings if w == piece.id))
         else:
             shape = fp.shape()
+        if erode != 0.0:
+            shape = _offset(shape, erode)
+        shapes.append(shape)
         kinds.append(_K.POLYGON)
         discs.append((0.0, 0.0, 0.0))
         n = 0
@@ -138,19 +192,159 @@ def build_index(
     for model in table.models:
         ids.append(model.id)
         blocks.append(True)
-        add_disc(model.at.x, model.at.y, model.base.radius)
+        add_disc(model.at.x, model.at.y, max(model.base.radius - erode, 0.0))
+        shapes.append(None)
     edges = np.vstack(edge_rows) if edge_rows else np.zeros((0, 4))
+    disc = np.asarray(discs, dtype=np.float64).reshape(-1, 3)
+    real = (
+        np.asarray(kinds, dtype=np.int8),
+        disc,
+        np.asarray(eoff, dtype=np.int64),
+        np.ascontiguousarray(edges, dtype=np.float64),
+        np.asarray(bboxes, dtype=np.float64).reshape(-1, 4),
+    )
+    ends, segs = _bridges(disc, shapes, table.contact_tolerance + erode)
     return SightIndex(
         ids=tuple(ids),
         n_terrain=len(table.terrain),
-        kind=np.asarray(kinds, dtype=np.int8),
-        disc=np.asarray(discs, dtype=np.float64).reshape(-1, 3),
-        eoff=np.asarray(eoff, dtype=np.int64),
-        edges=np.ascontiguousarray(edges, dtype=np.float64),
-        bbox=np.asarray(bboxes, dtype=np.float64).reshape(-1, 4),
+        kind=real[0],
+        disc=real[1],
+        eoff=real[2],
+        edges=real[3],
+        bbox=real[4],
         blocks=np.asarray(blocks, dtype=np.bool_),
         half=table.beam / 2.0,
+        bridge_ends=ends,
+        full=_with_bridges(real, ends, segs) if len(ends) else (),
     )
+
+
+#: Corners of a quarter circle where an eroded shape rounds a reflex corner.
+_QUAD = 4
+
+
+def _offset(shape: BaseGeometry, erode: float) -> BaseGeometry:
+    """``shape`` shrunk by ``erode`` mm (grown when negative), never by less: grown with
+    mitred corners (they hold the round ones), shrunk with rounds of few corners pushed
+    out to circumscribe the true arcs. So a what-if on the offset table errs on the safe
+    side (G8), and polygons keep about their number of edges."""
+    if erode < 0.0:
+        return shape.buffer(-erode, join_style="mitre", mitre_limit=5.0)
+    reach = erode / math.cos(math.pi / (4 * _QUAD))
+    return shape.buffer(-reach, quad_segs=_QUAD)
+
+
+def _with_bridges(
+    real: tuple[np.ndarray, ...], ends: np.ndarray, segs: np.ndarray
+) -> tuple[np.ndarray, ...]:
+    """The packed arrays with one bridge piece per touching pair after the real ones: a
+    polygon of two edges p -> q -> p whose ``disc`` row holds its ends' indices (G4)."""
+    kind, disc, eoff, edges, bbox = real
+    nb = len(ends)
+    rows = np.empty((2 * nb, 4))
+    rows[0::2] = segs
+    rows[1::2] = segs[:, [2, 3, 0, 1]]
+    boxes = np.column_stack(
+        [
+            np.minimum(segs[:, 0], segs[:, 2]),
+            np.minimum(segs[:, 1], segs[:, 3]),
+            np.maximum(segs[:, 0], segs[:, 2]),
+            np.maximum(segs[:, 1], segs[:, 3]),
+        ]
+    )
+    return (
+        np.concatenate([kind, np.full(nb, _K.BRIDGE, np.int8)]),
+        np.vstack([disc, np.column_stack([ends.astype(np.float64), np.zeros(nb)])]),
+        np.concatenate([eoff, eoff[-1] + 2 * np.arange(1, nb + 1, dtype=np.int64)]),
+        np.ascontiguousarray(np.vstack([edges, rows])),
+        np.vstack([bbox, boxes]),
+    )
+
+
+def _bridges(
+    disc: np.ndarray, shapes: Sequence[BaseGeometry | None], tolerance: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """G4: every pair of pieces whose gap is at most the contact tolerance without
+    overlapping, and the segment joining their nearest points (one per separate contact
+    place of a non-convex piece). ``shapes[k]`` is piece k's footprint as packed, None
+    for a disc (``disc[k]``). Returns the pairs (k, j) and the segments (x0, y0, x1, y1)."""
+    geoms = [
+        shapely.Point(disc[k, 0], disc[k, 1]).buffer(max(disc[k, 2], 1e-9), 64)
+        if shape is None
+        else shape
+        if shape.is_valid
+        else shapely.make_valid(shape)
+        for k, shape in enumerate(shapes)
+    ]
+    if len(geoms) < 2:
+        return np.zeros((0, 2), np.int64), np.zeros((0, 4))
+    reach = tolerance + 10 * _K.EPS
+    tree = shapely.STRtree(geoms)
+    left, right = tree.query(geoms, predicate="dwithin", distance=reach + 1e-3)
+    ends: list[tuple[int, int]] = []
+    segs: list[tuple[float, float, float, float]] = []
+    for k, j in zip(left.tolist(), right.tolist(), strict=True):
+        if k >= j:
+            continue
+        for seg in _contact_segments(disc, shapes, geoms, k, j, reach):
+            ends.append((k, j))
+            segs.append(seg)
+    return np.asarray(ends, np.int64).reshape(-1, 2), np.asarray(segs, np.float64).reshape(-1, 4)
+
+
+def _contact_segments(
+    disc: np.ndarray,
+    shapes: Sequence[BaseGeometry | None],
+    geoms: Sequence[BaseGeometry],
+    k: int,
+    j: int,
+    reach: float,
+) -> list[tuple[float, float, float, float]]:
+    """The bridges between pieces k and j: none when they overlap or are apart, else the
+    nearest points of each part of one within the contact reach of the other."""
+    if shapes[k] is None and shapes[j] is None:  # two discs, measured exactly
+        (ax, ay, ar), (bx, by, br) = disc[k], disc[j]
+        d = math.hypot(bx - ax, by - ay)
+        if d - ar - br > reach or d - ar - br < -_K.EPS or d == 0.0:
+            return []
+        ux, uy = (bx - ax) / d, (by - ay) / d
+        return [(ax + ar * ux, ay + ar * uy, bx - br * ux, by - br * uy)]
+    if shapes[k] is None:  # the disc second
+        k, j = j, k
+        flip = True
+    else:
+        flip = False
+    a, b = geoms[k], geoms[j]
+    if shapes[j] is None:
+        cx, cy, r = disc[j]
+        centre = shapely.Point(cx, cy)
+        if a.contains(centre) or a.distance(centre) - r < -_K.EPS:
+            return []
+        near = a.intersection(centre.buffer(r + reach, 64))
+    else:
+        if a.intersection(b).area > 0.0:
+            return []
+        near = a.intersection(b.buffer(reach, 16))
+        r = 0.0
+    out = []
+    parts = list(near.geoms) if hasattr(near, "geoms") else [near]
+    for part in parts:
+        if part.is_empty:
+            continue
+        if shapes[j] is None:
+            p = shapely.ops.nearest_points(part, centre)[0]
+            d = p.distance(centre)
+            if d == 0.0 or d - r > reach:
+                continue
+            q = (cx + (p.x - cx) * r / d, cy + (p.y - cy) * r / d)
+        else:
+            p, qq = shapely.ops.nearest_points(part, b)
+            if p.distance(qq) > reach:
+                continue
+            q = (qq.x, qq.y)
+        seg = (q[0], q[1], p.x, p.y) if flip else (p.x, p.y, q[0], q[1])
+        out.append(seg)
+    return out
 
 
 @lru_cache(maxsize=64)
@@ -158,9 +352,11 @@ def sight_index(
     table: Table,
     solid: frozenset[str] = frozenset(),
     openings: frozenset[tuple[str, int]] = frozenset(),
+    *,
+    erode: float = 0.0,
 ) -> SightIndex:
     """The cached :func:`build_index` of a table."""
-    return build_index(table, solid=solid, openings=openings)
+    return build_index(table, solid=solid, openings=openings, erode=erode)
 
 
 def walls_with_windows(table: Table) -> frozenset[str]:
@@ -180,6 +376,9 @@ class Crossing:
     piece: str
     t: float
     is_model: bool
+    #: G4: the piece touching this one that the line passes between them and this one
+    #: (the two are one obstacle), None for a plain crossing.
+    joined: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +395,8 @@ class CentreLineBatch:
     """S1 for many pairs as CSR arrays: pair i crossed ``piece[offsets[i]:offsets[i+1]]``.
 
     ``first_stop[i]`` is the nearest crossed piece among those asked to stop (-1 none).
+    A line passing between two touching stopping pieces (G4) crosses both, each listed
+    with the other in ``via`` (-1 for a plain crossing).
     """
 
     shooters: np.ndarray
@@ -204,6 +405,7 @@ class CentreLineBatch:
     piece: np.ndarray
     t: np.ndarray
     first_stop: np.ndarray
+    via: np.ndarray | None = None
 
 
 def _pairs(table: Table, pairs: Iterable[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
@@ -236,6 +438,7 @@ def centre_line_batch(
     order, s, g = _by_shooter(shooters, targets)
     xy = _xy(table)
     k = backend.kernels(len(s) * ix.work())
+    stop_mask = ix.mask(stops)
     offsets, piece, tt, first = k.centre_lines(
         xy[s, 0],
         xy[s, 1],
@@ -244,11 +447,14 @@ def centre_line_batch(
         s + ix.n_terrain,
         g + ix.n_terrain,
         *ix.packed,
-        ix.blocks if stops is None else stops,
+        stop_mask,
         ix.half,
         _grazing(table),
         early_exit,
     )
+    via = np.full(len(piece), -1, np.int64)
+    if len(ix.bridge_ends) and (piece >= ix.n_pieces).any():
+        offsets, piece, tt, via, first = _unbridge(ix, offsets, piece, tt, first, stop_mask)
     # back to the caller's order
     inv = np.empty_like(order)
     inv[order] = np.arange(len(order))
@@ -262,6 +468,56 @@ def centre_line_batch(
         piece=piece[take],
         t=tt[take],
         first_stop=first[inv],
+        via=via[take],
+    )
+
+
+def _unbridge(
+    ix: SightIndex,
+    offsets: np.ndarray,
+    piece: np.ndarray,
+    tt: np.ndarray,
+    first: np.ndarray,
+    stop_mask: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """S1 lists with each bridge crossed (G4) replaced by its two ends, marked ``via``
+    each other (an end the line crosses anyway is listed once, plainly); a bridge of
+    pieces that do not stop is dropped. A bridge that stops the line stops it at its
+    first end."""
+    n = ix.n_pieces
+    out_off = [0]
+    out_k: list[int] = []
+    out_t: list[float] = []
+    out_v: list[int] = []
+    for i in range(len(offsets) - 1):
+        ks = piece[offsets[i] : offsets[i + 1]].tolist()
+        ts = tt[offsets[i] : offsets[i + 1]].tolist()
+        plain = {k for k in ks if k < n}
+        listed: set[int] = set()
+        for k, t in zip(ks, ts, strict=True):
+            if k < n:
+                out_k.append(k)
+                out_t.append(t)
+                out_v.append(-1)
+                continue
+            if not stop_mask[k]:
+                continue
+            e0, e1 = ix.ends(k)
+            for end, other in ((e0, e1), (e1, e0)):
+                if end in plain or end in listed:
+                    continue
+                listed.add(end)
+                out_k.append(end)
+                out_t.append(t)
+                out_v.append(other)
+        out_off.append(len(out_k))
+    first = np.asarray([ix.ends(int(f))[0] if f >= n else f for f in first], np.int64)
+    return (
+        np.asarray(out_off, np.int64),
+        np.asarray(out_k, np.int64),
+        np.asarray(out_t, np.float64),
+        np.asarray(out_v, np.int64),
+        first,
     )
 
 
@@ -275,13 +531,20 @@ def centre_lines(table: Table, pairs: Iterable[tuple[str, str]]) -> list[CentreL
     for i, (a, b) in enumerate(pairs):
         ks = batch.piece[batch.offsets[i] : batch.offsets[i + 1]]
         ts = batch.t[batch.offsets[i] : batch.offsets[i + 1]]
+        assert batch.via is not None
+        vs = batch.via[batch.offsets[i] : batch.offsets[i + 1]]
         lines.append(
             CentreLine(
                 a,
                 b,
                 tuple(
-                    Crossing(ix.ids[k], float(t), bool(k >= ix.n_terrain))
-                    for k, t in zip(ks, ts, strict=True)
+                    Crossing(
+                        ix.ids[k],
+                        float(t),
+                        bool(k >= ix.n_terrain),
+                        None if v < 0 else ix.ids[v],
+                    )
+                    for k, t, v in zip(ks, ts, vs, strict=True)
                 ),
             )
         )
@@ -309,7 +572,7 @@ def visible_fraction_batch(
         s + ix.n_terrain,
         g + ix.n_terrain,
         *ix.packed,
-        ix.blocks if hides is None else hides,
+        ix.mask(hides),
         ix.half,
         _grazing(table),
     )
@@ -344,9 +607,10 @@ def view_of_segment(
     """From ``origin``, the share of ``segment`` that clear lines reach (S2 on a segment)."""
     ix = index or sight_index(table)
     skipped = {ix.ids.index(s) for s in skip}
-    mask = ix.blocks if hides is None else hides
+    mask = ix.mask(hides)
     cand = np.asarray(
-        [k for k in range(len(ix.ids)) if mask[k] and k not in skipped], dtype=np.int64
+        [k for k in range(len(mask)) if mask[k] and not any(e in skipped for e in ix.ends(k))],
+        dtype=np.int64,
     )
     t = np.array([segment[0].x, segment[0].y, segment[1].x, segment[1].y], dtype=np.float64)
     share, _, wx, wy = backend.kernels(2 * ix.work(cand, each=share_work)).visible_share(
@@ -368,17 +632,20 @@ def positions(table: Table) -> tuple[np.ndarray, np.ndarray]:
     """The one packing of model positions: every model's centre (n x 2, mm) and base
     radius, in table order."""
     xyr = _xyr(table)
-    return np.ascontiguousarray(xyr[:, :2]), np.ascontiguousarray(xyr[:, 2])
+    return np.array(xyr[:, :2]), np.array(xyr[:, 2])
 
 
 def _xy(table: Table) -> np.ndarray:
     return positions(table)[0]
 
 
+@lru_cache(maxsize=16)
 def _xyr(table: Table) -> np.ndarray:
-    """Centre and base radius of every model, in mm."""
+    """Centre and base radius of every model, in mm (cached per table, read-only)."""
     rows = [[m.at.x, m.at.y, m.base.radius] for m in table.models]
-    return np.array(rows, dtype=np.float64).reshape(-1, 3)
+    out = np.array(rows, dtype=np.float64).reshape(-1, 3)
+    out.flags.writeable = False
+    return out
 
 
 def _by_shooter(
@@ -447,12 +714,24 @@ def all_pairs(
         _xy(table),
         ix.n_terrain,
         *ix.packed,
-        stops,
-        np.ascontiguousarray(weights, dtype=np.float64),
+        ix.mask(stops),
+        _weights(ix, weights),
         ix.half,
         _grazing(table),
     )
-    return np.asarray(stop), np.asarray(total)
+    stop = np.asarray(stop)
+    if len(ix.bridge_ends):
+        bridged = stop >= ix.n_pieces
+        stop[bridged] = ix.bridge_ends[stop[bridged] - ix.n_pieces, 0]
+    return stop, np.asarray(total)
+
+
+def _weights(ix: SightIndex, weights: np.ndarray) -> np.ndarray:
+    """Weights per (target, real piece), with a zero column for each bridge (G4: a bridge
+    only stops lines, it gives no cover)."""
+    w = np.asarray(weights, dtype=np.float64)[:, : ix.n_pieces]
+    pad = np.zeros((w.shape[0], len(ix.bridge_ends)))
+    return np.ascontiguousarray(np.hstack([w, pad]))
 
 
 @dataclass(frozen=True, slots=True)
@@ -465,6 +744,8 @@ class ClearLine:
     clear: bool
     witness: tuple[Point, Point] | None
     blockers: tuple[str, ...]
+    #: G4: the pairs of ``blockers`` that touch, each one obstacle.
+    joined: tuple[tuple[str, str], ...] = ()
 
 
 def clear_lines(
@@ -474,15 +755,25 @@ def clear_lines(
     piece_rank: np.ndarray | None = None,
     min_rank: np.ndarray | None = None,
     index: SightIndex | None = None,
+    without: np.ndarray | None = None,
+    widen: float = 0.0,
+    closers: bool = True,
 ) -> list[ClearLine]:
     """S3 for each ``(observer, target)`` pair of model ids.
 
     Only pieces whose ``piece_rank`` is at least the pair's ``min_rank`` block (all of
     them by default); the two bases themselves never do. Exact: see ``kernels.any_clear``.
+    What-if keywords: ``without[i]`` leaves one more piece out of pair i (-1 none, with
+    the bridges from it, G4); ``widen`` (mm) adds to half the beam, so a pair is clear
+    only with that much room (G8 margins). ``closers=False`` skips naming the pieces
+    that close the window (``blockers`` is then empty).
     """
     ix = index or sight_index(table)
     s, g = _pairs(table, pairs)
     ranks = np.zeros(len(ix.ids), np.int64) if piece_rank is None else piece_rank
+    ranks = np.asarray(ranks, np.int64)[: ix.n_pieces]
+    e = ix.bridge_ends
+    full_ranks = np.concatenate([ranks, np.minimum(ranks[e[:, 0]], ranks[e[:, 1]])])
     need = np.zeros(len(s), np.int64) if min_rank is None else min_rank
     xyr = _xyr(table)
     k = backend.kernels(len(s) * ix.work(each=window_work))
@@ -492,60 +783,65 @@ def clear_lines(
         s + ix.n_terrain,
         g + ix.n_terrain,
         np.asarray(need, np.int64),
-        np.asarray(ranks, np.int64),
+        full_ranks,
         *ix.packed,
-        ix.half,
+        max(ix.half + widen, 0.0),
         _grazing(table),
+        np.full(len(s), -1, np.int64) if without is None else np.asarray(without, np.int64),
     )
     out = []
-    grown: dict[int, tuple[BaseGeometry, BaseGeometry | None]] = {}
+    blocked = [i for i in range(len(pairs)) if not found[i] and closers]
+    reach = iter(window_reach(table, s[blocked], g[blocked], index=ix))
     for i, (a, b) in enumerate(pairs):
         if found[i]:
             w = witness[i]
             ends = (Point(float(w[0]), float(w[1])), Point(float(w[2]), float(w[3])))
             out.append(ClearLine(a, b, True, ends, ()))
             continue
-        skip = {int(s[i]) + ix.n_terrain, int(g[i]) + ix.n_terrain}
-        hull = shapely.convex_hull(
-            shapely.union(
-                shapely.Point(xyr[s[i], 0], xyr[s[i], 1]).buffer(max(xyr[s[i], 2], 1e-9), 64),
-                shapely.Point(xyr[g[i], 0], xyr[g[i], 1]).buffer(max(xyr[g[i], 2], 1e-9), 64),
-            )
-        )
-        pieces = [p for p in range(len(ix.ids)) if p not in skip and ranks[p] >= need[i]]
-        out.append(ClearLine(a, b, False, None, _closing(table, ix, hull, pieces, grown)))
+        if not closers:
+            out.append(ClearLine(a, b, False, None, ()))
+            continue
+        closing = tuple(ix.ids[p] for p in next(reach) if ranks[p] >= need[i])
+        out.append(ClearLine(a, b, False, None, closing, _joined(ix, closing)))
     return out
 
 
-def _closing(
+def window_reach(
     table: Table,
-    ix: SightIndex,
-    hull: BaseGeometry,
-    pieces: Sequence[int],
-    grown: dict[int, tuple[BaseGeometry, BaseGeometry | None]],
-) -> tuple[str, ...]:
-    """The ids of ``pieces`` whose shape grown by the beam meets ``hull`` (those that
-    close a window). ``grown`` keeps each piece's shape and, once needed, its grown
-    shape, for the whole call: a polygon of many corners is slow to grow, and pieces
-    whose box is beyond the beam's reach of the hull's are never grown."""
-    x0, y0, x1, y1 = hull.bounds
-    reach = ix.half + 1e-6
-    names = []
-    for p in pieces:
-        shape, big = grown.get(p) or (_piece_shape(table, ix, p), None)
-        px0, py0, px1, py1 = shape.bounds
-        if not (px0 - reach > x1 or px1 + reach < x0 or py0 - reach > y1 or py1 + reach < y0):
-            big = shape.buffer(ix.half) if big is None else big
-            if shapely.intersects(hull, big):
-                names.append(ix.ids[p])
-        grown[p] = (shape, big)
-    return tuple(names)
+    observers: np.ndarray,
+    targets: np.ndarray,
+    *,
+    index: SightIndex | None = None,
+) -> list[np.ndarray]:
+    """D3 for pairs of model indices: the pieces (terrain and other bases, in index
+    order) that reach into the window of the two bases, their convex hull: nearer than
+    half the beam to it (G5). One batched kernel call, no geometry built per pair."""
+    ix = index or sight_index(table)
+    xyr = _xyr(table)
+    s = np.asarray(observers, np.int64)
+    g = np.asarray(targets, np.int64)
+    if not len(s):
+        return []
+    offsets, piece = backend.kernels(len(s) * ix.work()).window_pieces(
+        np.ascontiguousarray(xyr[s]),
+        np.ascontiguousarray(xyr[g]),
+        s + ix.n_terrain,
+        g + ix.n_terrain,
+        ix.n_pieces,
+        ix.kind,
+        ix.disc,
+        ix.eoff,
+        ix.edges,
+        ix.bbox,
+        ix.half,
+    )
+    return [piece[offsets[i] : offsets[i + 1]] for i in range(len(s))]
 
 
-def _piece_shape(table: Table, ix: SightIndex, p: int) -> BaseGeometry:
-    if p < ix.n_terrain:
-        return table.terrain[p].footprint.shape()
-    return base_shape(table.models[p - ix.n_terrain])
+def _joined(ix: SightIndex, names: Sequence[str]) -> tuple[tuple[str, str], ...]:
+    """G4: the pairs among ``names`` (pieces that block) that touch: one obstacle each."""
+    inside = set(names)
+    return tuple(p for p in ix.bridge_pairs() if p[0] in inside and p[1] in inside)
 
 
 def base_shape(m: Model) -> BaseGeometry:

@@ -22,14 +22,14 @@ from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Literal
 
 import numpy as np
-import shapely
 
 from arbitre import dice, sight
 from arbitre.errors import RulesError
 from arbitre.rules import schema
+from arbitre.rules.darkage_margins import los_margins
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest, ids
 from arbitre.rules.ruling import NO_MARGIN, LosRuling, Margin, Reason, chance, point, reasons_json
@@ -38,7 +38,10 @@ from arbitre.table import Model, Table, Unit
 
 @dataclass(frozen=True, slots=True)
 class DarkAgeOptions:
-    """Options of the D rules: none of its own yet (the G options are shared)."""
+    """Options of the D rules (the G options are shared): ``windows``, M12: a wall's
+    windows are openings lines pass through (``open``, the default) or wall (``closed``)."""
+
+    windows: Literal["open", "closed"] = "open"
 
 
 # --- D3-D4: the line-of-sight window ----------------------------------------------------
@@ -94,6 +97,32 @@ def _ranks(table: Table, ix: sight.SightIndex) -> np.ndarray:
     return np.asarray(ranks, dtype=np.int64)
 
 
+def index_for(table: Table, options: DarkAgeOptions) -> sight.SightIndex:
+    """The sight index of the rulings: every window of every wall opened (M12, option
+    ``windows: open``), or the walls whole (``closed``)."""
+    if options.windows == "open":
+        return sight.sight_index(table, sight.walls_with_windows(table))
+    return sight.sight_index(table)
+
+
+def in_sight(
+    table: Table,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    options: DarkAgeOptions | None = None,
+) -> np.ndarray:
+    """D3-D4 alone, the deciding field of :func:`rulings`: for each ``(observer,
+    target)`` pair whether a clear line joins the bases inside the window."""
+    opts = options or DarkAgeOptions()
+    ix = index_for(table, opts)
+    ranks = _ranks(table, ix)
+    need = np.asarray([table.size_rank(table.model(b).size) for _, b in pairs], np.int64)
+    lines = sight.clear_lines(
+        table, pairs, piece_rank=ranks, min_rank=need, index=ix, closers=False
+    )
+    return np.asarray([line.clear for line in lines], np.bool_)
+
+
 def rulings(
     table: Table,
     pairs: Sequence[tuple[str, str]],
@@ -101,56 +130,148 @@ def rulings(
     options: DarkAgeOptions | None = None,
 ) -> list[DarkAgeLosRuling]:
     """D3-D4 for each ``(observer, target)`` pair: visible or not, a witness segment or
-    the pieces that close the window, the smaller pieces D4 lets the line pass, and the
-    window's sides."""
+    the pieces that close the window (touching ones as one obstacle, G4), the smaller
+    pieces D4 lets the line pass, the window's sides, whether a window decided (M12),
+    and the G8 margin (:func:`arbitre.rules.darkage_margins.los_margins`)."""
+    opts = options or DarkAgeOptions()
     for a, b in pairs:
         if table.model(a) == table.model(b):
             raise RulesError(f"a model does not look at itself: {a!r}")
     if not pairs:
         return []
-    ix = sight.sight_index(table)
+    ix = index_for(table, opts)
     ranks = _ranks(table, ix)
     need = np.asarray([table.size_rank(table.model(b).size) for _, b in pairs], np.int64)
+    s = np.asarray([table.model_index(a) for a, _ in pairs], np.int64)
+    g = np.asarray([table.model_index(b) for _, b in pairs], np.int64)
     lines = sight.clear_lines(table, pairs, piece_rank=ranks, min_rank=need, index=ix)
-    # every piece's footprint grown by half the beam, built once for all the pairs
-    shapes = [t.footprint.shape() for t in table.terrain]
-    shapes += [sight.base_shape(m) for m in table.models]
-    reach = shapely.buffer(np.asarray(shapes, dtype=object), ix.half)
-    return [_rule(table, ix, ranks, reach, line) for line in lines]
+    inside = sight.window_reach(table, s, g, index=ix)
+    closers = _needed(table, ix, ranks, need, s, g, lines)
+    through = _through_windows(table, opts, ranks, need, s, g, lines)
+    seen = [line.clear for line in lines]
+    margins = los_margins(table, ix, ranks, need, s, g, seen, closers)
+    return [
+        _rule(table, ix, ranks, inside[i], closers[i], through[i], margins[i], line)
+        for i, line in enumerate(lines)
+    ]
 
 
-def _window_pieces(
-    table: Table, ix: sight.SightIndex, reach: np.ndarray, a: str, b: str
-) -> list[int]:
-    """The pieces reaching into the D3 window of a and b (the hull of their bases)."""
-    bases = shapely.union(sight.base_shape(table.model(a)), sight.base_shape(table.model(b)))
-    hull = shapely.convex_hull(bases)
-    hits = shapely.intersects(hull, reach)
-    return [int(p) for p in np.flatnonzero(hits) if ix.ids[p] not in (a, b)]
+def _needed(
+    table: Table,
+    ix: sight.SightIndex,
+    ranks: np.ndarray,
+    need: np.ndarray,
+    s: np.ndarray,
+    g: np.ndarray,
+    lines: Sequence[sight.ClearLine],
+) -> list[tuple[str, ...]]:
+    """For each blocked pair, the pieces that close its window: of the pieces of the
+    target's size or larger reaching into it, those without which a clear line appears
+    (D3-D4; all of them when none is needed alone, as with two walls one behind the
+    other), with the pieces touching them (G4: one obstacle). A piece that reaches into
+    the window but closes nothing is not named."""
+    rows: list[int] = []
+    gone: list[int] = []
+    for i, line in enumerate(lines):
+        if not line.clear and len(line.blockers) > 1:
+            for name in line.blockers:
+                rows.append(i)
+                gone.append(ix.ids.index(name))
+    opened: set[tuple[int, int]] = set()
+    if rows:
+        r = np.asarray(rows, np.int64)
+        pairs = [(table.models[int(s[i])].id, table.models[int(g[i])].id) for i in rows]
+        tests = sight.clear_lines(
+            table,
+            pairs,
+            piece_rank=ranks,
+            min_rank=need[r],
+            index=ix,
+            without=np.asarray(gone, np.int64),
+            closers=False,
+        )
+        opened = {(i, k) for i, k, t in zip(rows, gone, tests, strict=True) if t.clear}
+    out = []
+    for i, line in enumerate(lines):
+        named = {n for n in line.blockers if (i, ix.ids.index(n)) in opened}
+        grown = True
+        while grown:  # G4: what touches a closing piece is part of the same obstacle
+            more = {y for x, y in line.joined if x in named} | {
+                x for x, y in line.joined if y in named
+            }
+            grown = not more <= named
+            named |= more
+        out.append(tuple(n for n in line.blockers if n in named) or line.blockers)
+    return out
+
+
+def _through_windows(
+    table: Table,
+    opts: DarkAgeOptions,
+    ranks: np.ndarray,
+    need: np.ndarray,
+    s: np.ndarray,
+    g: np.ndarray,
+    lines: Sequence[sight.ClearLine],
+) -> list[tuple[str, ...]]:
+    """M12: for each visible pair, the walls whose windows decided: with every window
+    closed no clear line would join the bases. Empty when windows are closed, or when
+    no wall with windows of the target's size or larger reaches into the window."""
+    out: list[tuple[str, ...]] = [() for _ in lines]
+    walls = sight.walls_with_windows(table)
+    if opts.windows != "open" or not walls:
+        return out
+    closed = sight.sight_index(table)
+    seen = [i for i, line in enumerate(lines) if line.clear]
+    reach = sight.window_reach(table, s[seen], g[seen], index=closed)
+    asks: list[tuple[int, tuple[str, ...]]] = []
+    for i, near in zip(seen, reach, strict=True):
+        names = tuple(
+            closed.ids[k]
+            for k in near
+            if k < closed.n_terrain and closed.ids[k] in walls and ranks[k] >= need[i]
+        )
+        if names:
+            asks.append((i, names))
+    if not asks:
+        return out
+    r = np.asarray([i for i, _ in asks], np.int64)
+    pairs = [(table.models[int(s[i])].id, table.models[int(g[i])].id) for i in r]
+    tests = sight.clear_lines(
+        table, pairs, piece_rank=ranks, min_rank=need[r], index=closed, closers=False
+    )
+    for (i, names), test in zip(asks, tests, strict=True):
+        if not test.clear:
+            out[i] = names
+    return out
 
 
 def _rule(
     table: Table,
     ix: sight.SightIndex,
     ranks: np.ndarray,
-    reach: np.ndarray,
+    inside: np.ndarray,
+    closers: tuple[str, ...],
+    through: tuple[str, ...],
+    margin: Margin,
     line: sight.ClearLine,
 ) -> DarkAgeLosRuling:
     """One pair's ruling: D3 the window, D4 the pieces too small to obstruct, then the
-    clear line found or the pieces that close the window."""
+    clear line found (M12 when it goes through a window) or the pieces that close the
+    window (G4 when some of them touch)."""
     a, b = line.observer, line.target
     size = table.model(b).size
-    inside = _window_pieces(table, ix, reach, a, b)
-    smaller = tuple(ix.ids[p] for p in inside if ranks[p] < table.size_rank(size))
+    rank = table.size_rank(size)
+    smaller = tuple(ix.ids[p] for p in inside if ranks[p] < rank)
     reasons = [Reason("D3", (a, b), f"the window joins the sides of {a}'s and {b}'s bases")]
-    passed: tuple[Reason, ...] = ()
+    passed: list[Reason] = []
     if smaller:
-        passed = (
+        passed.append(
             Reason(
                 "D4",
                 smaller,
                 f"smaller than {b} ({size}), these do not obstruct: {', '.join(smaller)}",
-            ),
+            )
         )
     reasons.extend(passed)
     window = window_sides(table.model(a), table.model(b))
@@ -161,16 +282,38 @@ def _rule(
             f"{table.unit.point(q.x, q.y)}: {b} is in line of sight"
         )
         reasons.append(Reason("D3", (a, b), text))
+        for wall in through:
+            reasons.append(
+                Reason(
+                    "M12",
+                    (a, b, wall),
+                    f"through the window of {wall}: with the windows closed {wall} would "
+                    f"close the window",
+                )
+            )
         witness = ((p.x, p.y), (q.x, q.y))
     else:
-        closers = ", ".join(line.blockers) or "nothing"
+        names = ", ".join(closers) or "nothing"
         reasons.append(
             Reason(
-                "D4",
-                line.blockers,
-                f"of {b}'s size ({size}) or larger, these close the window: {closers}",
+                "D4", closers, f"of {b}'s size ({size}) or larger, these close the window: {names}"
             )
         )
+        inner = set(closers)
+        for x, y in line.joined:
+            if x in inner and y in inner:
+                reasons.append(Reason("G4", (x, y), f"{x} and {y} touch (G4): one obstacle"))
+        idle = tuple(n for n in line.blockers if n not in inner)
+        if idle:
+            passed.append(
+                Reason(
+                    "D3",
+                    idle,
+                    f"also in the window but closing nothing the others leave open: "
+                    f"{', '.join(idle)}",
+                )
+            )
+            reasons.append(passed[-1])
         reasons.append(Reason("D3", (a, b), f"no clear line joins the bases: {b} is not in sight"))
         witness = None
     return DarkAgeLosRuling(
@@ -179,10 +322,11 @@ def _rule(
         visible=witness is not None,
         cover=0,
         reasons=tuple(reasons),
-        blockers=() if witness is not None else line.blockers,
+        blockers=() if witness is not None else closers,
         witness=witness,
         because=because(a, b, [r for r in reasons if r not in passed]),
         window=window,
+        margin=margin,
     )
 
 
