@@ -30,7 +30,7 @@ def test_los_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -
     doc = json.loads(out)
     assert doc["arbitre"] == 2 and doc["kind"] == "los"
     assert doc["rules"] == "frostgrave" and doc["unit"] == "in"
-    assert doc["options"] == {"grazing_blocks": False, "visible_fraction": True}
+    assert doc["options"] == {"close_call": 2.0, "grazing_blocks": False, "visible_fraction": True}
     table = arbitre.load_table(DEMO)
     sides = {m.id: m.side for m in table.models}
     pairs = {(r["shooter"], r["target"]) for r in doc["rulings"]}
@@ -49,8 +49,12 @@ def test_los_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -
             "because",
             "reasons",
             "refusals",
+            "margin",
+            "margin_test",
+            "close_call",
         }
         assert r["kind"] == "los" and r["refusals"] == [] and r["witness"] is None
+        assert r["margin"] > 0 and r["margin_test"]  # G8, in the report unit (in)
         assert set(r["cover_pieces"]) <= {p["id"] for p in _pieces()}
         assert r["visible"] or not r["cover_pieces"]
         assert r["visible"] is not bool(r["blockers"])
@@ -58,7 +62,7 @@ def test_los_json_has_the_documented_shape(capsys: pytest.CaptureFixture[str]) -
         assert r["visible"] or r["cover"] == 0
         for reason in r["reasons"]:
             assert set(reason) == {"rule", "ids", "text"}
-            assert reason["rule"].startswith("F")
+            assert reason["rule"].startswith(("F", "G"))
 
 
 def _pieces() -> list[dict[str, object]]:
@@ -118,6 +122,33 @@ def test_los_human_table_names_rules_and_pieces(capsys: pytest.CaptureFixture[st
     assert code == 0
     assert "F4 hunter hedge" in out.replace("\n", " ") or "F4 hedge" in out
     assert "hunter is behind small terrain hedge and touches it: +3" in out
+
+
+def test_los_table_marks_close_calls(capsys: pytest.CaptureFixture[str]) -> None:
+    # G8: t touches the hedge by 0.4 mm within the 0.5 mm tolerance (margin 0.1 mm, by
+    # hand); a -> c runs far from everything
+    golden = ROOT / "tests" / "golden" / "frostgrave" / "g8_close_call.yaml"
+    code, out, _ = run(capsys, "los", str(golden), "--shooter", "a")
+    assert code == 0
+    rows = {line.split()[1]: line for line in out.splitlines() if line.startswith("a ")}
+    assert "!" in rows["t"] and "!" not in rows["c"]
+    assert "! close call: margin below 2 mm, measure with care (G8)" in out
+    code, out, _ = run(capsys, "los", str(golden), "--shooter", "a", "--explain")
+    assert code == 0
+    assert "margin 0.1 mm (contact t-hedge) ! close call" in out
+    code, out, _ = run(capsys, "los", str(golden), "--shooter", "a", "--target", "c")
+    assert code == 0 and "close call" not in out
+
+
+def test_explain_words_the_beam_graze_in_the_report_unit(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # G5: the centre line misses the hedge by 0.3 mm, the 1 mm beam touches it
+    golden = ROOT / "tests" / "golden" / "frostgrave" / "g5_beam_graze.yaml"
+    code, out, _ = run(capsys, "los", str(golden), "--explain")
+    assert code == 0
+    assert "passes 0.3 mm from hedge: within the 1 mm beam" in out
+    assert "margin 0.2 mm (beam hedge)" in out
 
 
 @pytest.mark.parametrize(

@@ -34,6 +34,13 @@ def test_every_f_rule_has_a_golden_scenario() -> None:
 
 @pytest.mark.parametrize("path", GOLDEN, ids=[p.stem for p in GOLDEN])
 def test_golden(path: Path) -> None:
+    check_golden(path)
+
+
+def check_golden(path: Path) -> None:
+    """A golden scenario's expectations, the JSON schema, and the matrix agreeing. An
+    expectation may also give ``says`` (phrases some reason contains), ``margin`` (in
+    the report unit), ``margin_test`` and ``close_call`` (G8)."""
     doc = yaml.safe_load(path.read_text())
     table = scenario.load(path)
     expected = doc["expect"]
@@ -56,6 +63,16 @@ def test_golden(path: Path) -> None:
             )
         if "because" in want:
             assert ruling.because == want["because"], where
+        for phrase in want.get("says", []):
+            assert any(phrase in r.text for r in ruling.reasons), (where, phrase, ruling.reasons)
+        if "margin" in want:
+            assert ruling.margin.mm is not None, where
+            got_margin = table.unit.from_mm(ruling.margin.mm)
+            assert got_margin == pytest.approx(want["margin"], abs=1e-6), where
+        if "margin_test" in want:
+            assert ruling.margin.test == want["margin_test"], where
+        if "close_call" in want:
+            assert ruling.margin.close is want["close_call"], where
         for rule in want.get("rules", []):
             assert rule in ruling.rules, (where, rule, ruling.reasons)
         for rule in want.get("rules", []):
@@ -63,6 +80,52 @@ def test_golden(path: Path) -> None:
         s, t = table.model_index(ruling.shooter), table.model_index(ruling.target)
         assert bool(grid.visible[s, t]) is ruling.visible, where
         assert int(grid.cover[s, t]) == ruling.cover, where
+
+
+def _golden(stem: str) -> Path:
+    return Path(__file__).parent / "golden" / "frostgrave" / f"{stem}.yaml"
+
+
+def test_golden_f5_room_drawn_both_ways() -> None:
+    """F5, F7: « une figurine accolée à un mur, à l'endroit où est percée une fenêtre,
+    peut tracer ses lignes de vue depuis la fenêtre comme si le mur n'existait pas »; «
+    dans les autres cas, les lignes de vue traversant les murs restent bloquées ». From
+    the window, not through the room's other sides, whether the room is one wall or four."""
+    check_golden(_golden("f5_room_drawn_both_ways"))
+
+
+def test_golden_f6_friend_inside() -> None:
+    """F6: « peut être prise pour cible par toute autre figurine disposant d'une ligne de
+    vue sur la fenêtre. Dans ce cas, la première figurine bénéficie d'un bonus de couvert
+    de +3 »: a friend of the target inside, on the centre line, does not hide it."""
+    check_golden(_golden("f6_friend_inside"))
+
+
+def test_golden_f6_pillar_beside_the_opening() -> None:
+    """F6: « toute autre figurine disposant d'une ligne de vue sur la fenêtre »: a pillar
+    on the centre line that the lines to the opening pass beside does not block."""
+    check_golden(_golden("f6_pillar_beside_opening"))
+
+
+def test_golden_f5_and_f6_both_at_windows() -> None:
+    """F5, F6: « Ses cibles bénéficient tout de même d'un bonus de couvert +1, lié à la
+    présence du mur » and « la première figurine bénéficie d'un bonus de couvert de +3 »:
+    both cited when shooter and target stand at windows."""
+    check_golden(_golden("f5_f6_both_at_windows"))
+
+
+def test_golden_g5_beam_graze() -> None:
+    """G5: « on trace sur la table (par exemple avec un laser) une ligne horizontale »; «
+    si la ligne passe par la trace au sol d'un petit décor ... bonus de +1 »: the beam
+    touches a hedge the centre line misses by 0.3 mm, and the ruling says so."""
+    check_golden(_golden("g5_beam_graze"))
+
+
+def test_golden_g8_close_call() -> None:
+    """G8, F4: « Si la figurine ciblée est derrière un petit décor et le touche, alors elle
+    bénéficie d'un bonus de +3 »: touching by 0.4 mm within the 0.5 mm tolerance is a
+    close call, with its margin and test."""
+    check_golden(_golden("g8_close_call"))
 
 
 def assert_matrix_matches_rulings(table: Table) -> frostgrave.FrostgraveMatrix:
@@ -140,7 +203,7 @@ def test_matrix_diagonal_is_empty() -> None:
     assert not np.diag(grid.visible).any()
 
 
-def _at_windows(table: Table, rng: np.random.Generator) -> Table:
+def at_windows(table: Table, rng: np.random.Generator) -> Table:
     """The table with models moved against wall windows, on both sides (F5, F6)."""
     moved = table
     spots = []
@@ -165,7 +228,7 @@ def _at_windows(table: Table, rng: np.random.Generator) -> Table:
 @pytest.mark.parametrize("seed", range(30))
 def test_matrix_agrees_with_rulings_at_windows(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    table = _at_windows(random_table(seed, models=14, terrain=10, width=500.0), rng)
+    table = at_windows(random_table(seed, models=14, terrain=10, width=500.0), rng)
     contacts = frostgrave.window_contacts(table)
     assert_matrix_matches_rulings(table)
     if any(isinstance(p.footprint, WallFootprint) for p in table.terrain):
@@ -182,14 +245,15 @@ def test_the_options_asked_are_the_options_ruled() -> None:
     assert all(x.reasons[-1].rule == "F9" for x in shown)
     asked = ask(table, "los", rules="fg", pairs=tuple(pairs), options={"visible_fraction": True})
     assert list(asked.rulings) == shown
-    assert asked.options == {"grazing_blocks": False, "visible_fraction": True}
+    assert asked.options == {"close_call": 2.0, "grazing_blocks": False, "visible_fraction": True}
 
 
 def old_because(r: Any) -> str:
-    """The "because" column as the old CLI computed it (``cli._because``, dce3ab5)."""
+    """The "because" column as the old CLI computed it (``cli._because``, dce3ab5), the
+    G5 words (the beam's distances, not deciding) left out as F1's."""
     parts = []
     for x in r.reasons:
-        if x.rule in {"F1", "F9"} or (x.rule == "F2" and "not visible" in x.text):
+        if x.rule in {"F1", "F9", "G5"} or (x.rule == "F2" and "not visible" in x.text):
             continue
         parts.append(" ".join([x.rule, *(i for i in x.ids if i not in (r.shooter, r.target))]))
     return ", ".join(dict.fromkeys(parts)) or "clear"
@@ -198,7 +262,7 @@ def old_because(r: Any) -> str:
 @pytest.mark.parametrize("seed", range(6))
 def test_because_words_the_deciding_reasons_as_the_old_cli_did(seed: int) -> None:
     rng = np.random.default_rng(seed)
-    table = _at_windows(random_table(seed, models=12, terrain=10, width=500.0), rng)
+    table = at_windows(random_table(seed, models=12, terrain=10, width=500.0), rng)
     answer = ask(table, "los", rules="frostgrave", options={"visible_fraction": True})
     assert answer.rulings
     for r in answer.rulings:
@@ -214,7 +278,8 @@ def test_los_json_is_json_2() -> None:
     assert (doc["arbitre"], doc["kind"], doc["rules"]) == (2, "los", "frostgrave")
     first = doc["rulings"][0]
     keys = list(first)
-    assert keys[0] == "kind" and keys[-2:] == ["reasons", "refusals"]
+    assert keys[0] == "kind" and keys[-5:-3] == ["reasons", "refusals"]
+    assert keys[-3:] == ["margin", "margin_test", "close_call"]  # G8
 
 
 def test_window_contact_is_the_one_g4_test() -> None:

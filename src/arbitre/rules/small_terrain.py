@@ -56,18 +56,22 @@ def cover_bonuses(table: Table, pairs: Sequence[tuple[str, str]]) -> list[CoverB
                 continue
             pieces.append(c.piece)
             touches = bool(near[rows[line.target], cols[c.piece]])
-            gained, reason = piece_bonus(line.target, c.piece, touches=touches)
+            baseless = table.model(line.target).base.radius <= 0
+            gained, reason = piece_bonus(line.target, c.piece, touches=touches, baseless=baseless)
             bonus += gained
             reasons.append(reason)
         out.append(CoverBonus(line.shooter, line.target, bonus, tuple(pieces), tuple(reasons)))
     return out
 
 
-def piece_bonus(target: str, piece: str, *, touches: bool) -> tuple[int, Reason]:
+def piece_bonus(
+    target: str, piece: str, *, touches: bool, baseless: bool = False
+) -> tuple[int, Reason]:
     """The bonus one small piece on the centre line gives ``target``, and why: +1 (F3), or
-    +3 when the target touches it (F4, replacing that piece's +1)."""
+    +3 when the target touches it (F4, replacing that piece's +1); a ``baseless`` target
+    touches it with its centre (F8)."""
     if touches:
-        return 3, Reason(
-            "F4", (target, piece), f"{target} is behind small terrain {piece} and touches it: +3"
-        )
+        how = f"{target}'s centre (no base, F8) touches it" if baseless else "touches it"
+        text = f"{target} is behind small terrain {piece} and {how}: +3"
+        return 3, Reason("F4", (target, piece), text)
     return 1, Reason("F3", (piece,), f"the line passes through small terrain {piece}: +1")

@@ -40,14 +40,22 @@ from arbitre.places import PlaceMap
 from arbitre.rules import RULESETS, Answer, ask, check_options, find_ruleset
 from arbitre.rules.ruling import LosRuling
 from arbitre.rules.schema import output_schema
+from arbitre.table import MM
 
 PANEL = "Tables"
 DEMO = "frostgrave-demo.yaml"
 
 
+#: The mark of a close call (G8) beside a ruling in the ``los`` table.
+CLOSE_MARK = "!"
+
+
 def print_los(answer: Answer, *, explain: bool = False) -> None:
-    """A table of rulings: one row a pair, the rules and pieces that decided it."""
+    """A table of rulings: one row a pair, the rules and pieces that decided it; close
+    calls (G8, ``ruling.margin.close``) marked, with a footnote, and with ``explain``
+    each ruling's reasons and margin."""
     rulings: Sequence[LosRuling] = answer.rulings
+    unit = answer.unit or MM
     cols = (
         Col("shooter"),
         Col("target"),
@@ -60,7 +68,7 @@ def print_los(answer: Answer, *, explain: bool = False) -> None:
         [
             esc(r.shooter),
             esc(r.target),
-            "[green]yes[/]" if r.visible else "[red]no[/]",
+            ("[green]yes[/]" if r.visible else "[red]no[/]") + _close_mark(r),
             f"+{r.cover}" if r.cover else ("0" if r.visible else "-"),
             "" if r.visible_fraction is None else f"{r.visible_fraction:.0%}",
             esc(r.because or "clear"),
@@ -69,6 +77,15 @@ def print_los(answer: Answer, *, explain: bool = False) -> None:
     ]
     title = f"Lines of sight ({answer.rules}, {len(rulings)} pairs)"
     print_grid(out, cols, rows, title=title, key=2, joiner=" -> ")
+    if any(r.margin.close for r in rulings):
+        given = answer.options.get("close_call", 2.0)
+        mm = float(given) if isinstance(given, int | float) else 2.0
+        threshold = MM.length(mm) + ("" if unit.mm == 1.0 else f" ({unit.length(mm)})")
+        out.print(
+            f"[yellow]{CLOSE_MARK}[/] close call: margin below {esc(threshold)}, "
+            "measure with care (G8)",
+            soft_wrap=True,
+        )
     if explain:
         for r in rulings:
             out.print(
@@ -77,6 +94,15 @@ def print_los(answer: Answer, *, explain: bool = False) -> None:
                 + (f", cover +{r.cover}" if r.cover else "")
             )
             print_reasons(r.reasons)
+            if r.margin.mm is not None:
+                close = f" [yellow]{CLOSE_MARK} close call[/]" if r.margin.close else ""
+                test = f" ({esc(r.margin.test)})" if r.margin.test else ""
+                out.print(f"  [dim]G8 [/] margin {esc(unit.length(r.margin.mm))}{test}{close}")
+
+
+def _close_mark(r: LosRuling) -> str:
+    """The close-call mark (G8) for a ruling's visible cell, or nothing."""
+    return f" [yellow]{CLOSE_MARK}[/]" if r.margin.close else ""
 
 
 ShooterOpt = Annotated[

@@ -1,0 +1,202 @@
+"""G5/G8 measures of Frostgrave centre lines, batched: how far each line runs from the
+pieces near it, and the slack of each threshold test a ruling rests on.
+
+A line *crosses* a piece when it comes nearer than half the beam (G5). The slack of that
+test is how far one end of the line (or the piece) must move to change its answer: for a
+piece the line misses, its distance less half the beam; for a piece it crosses, half the
+beam plus how deep inside the piece the line runs (the largest distance from a point of
+the line inside the piece to the piece's edge, sampled along the line: never more than
+the true depth, so the slack is never overstated). Every point of a segment moves by at
+most as much as its ends, so a move shorter than the slack keeps the answer (G8).
+
+Distances come from vectorised shapely calls over arrays of segments and pieces, the
+pieces near each line found by an STRtree; discs (bases, round terrain) are measured
+exactly with numpy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from arbitre.geometry import EPS, CircleFootprint, WallFootprint
+from arbitre.table import Table
+
+#: Pieces farther than this (mm) beyond the beam's edge are not measured one by one: a
+#: ruling's beam slack is then at least this, and reported as this at most.
+REACH = 50.0
+#: Points sampled along the part of a line inside a piece to measure its depth.
+SAMPLES = 33
+
+
+@dataclass(frozen=True, slots=True)
+class Near:
+    """A piece (terrain or base) near a centre line: its id, the distance of the line to
+    it (mm, 0 when the line meets it; negative inside a base: the centre distance less
+    the radius), and the slack of the G5 crossing test (mm)."""
+
+    piece: str
+    dist: float
+    slack: float
+
+
+def segment_depths(lines: np.ndarray, geoms: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For aligned arrays of segments and polygons: the distance of each segment to its
+    polygon, and (where it meets it) how deep the segment runs inside (sampled)."""
+    dist = np.asarray(shapely.distance(lines, geoms), dtype=np.float64)
+    depth = np.zeros(len(dist))
+    inside = np.flatnonzero(dist <= 0.0)
+    if len(inside):
+        inter = shapely.intersection(lines[inside], geoms[inside])
+        lineal = np.isin(shapely.get_type_id(inter), (1, 5))
+        keep = inside[lineal]
+        if len(keep):
+            fr = np.linspace(0.0, 1.0, SAMPLES)
+            parts = np.repeat(inter[lineal], SAMPLES)
+            pts = shapely.line_interpolate_point(parts, np.tile(fr, len(keep)), normalized=True)
+            edge = np.repeat(shapely.boundary(geoms[keep]), SAMPLES)
+            d = np.asarray(shapely.distance(pts, edge)).reshape(len(keep), SAMPLES)
+            d = np.where(np.isnan(d), 0.0, d)
+            depth[keep] = d.max(axis=1)
+    return dist, depth
+
+
+def crossing_slack(dist: np.ndarray, depth: np.ndarray, half: float) -> np.ndarray:
+    """The slack of the G5 test: ``|dist - half|`` off the piece, ``half + depth`` on it."""
+    return np.where(dist > 0.0, np.abs(dist - half), half + depth)
+
+
+def crosses(dist: float, depth: float, half: float, grazing: bool) -> bool:
+    """G5 for a distance (and depth inside, for a segment meeting a polygon): nearer than
+    half the beam; with no beam, into the interior; exactly at the edge, ``grazing``."""
+    if half > EPS:
+        if dist < half - EPS:
+            return True
+        return grazing and dist <= half + EPS
+    if dist <= EPS and depth > EPS:
+        return True
+    return grazing and dist <= half + EPS
+
+
+def seg_point_dist(segs: np.ndarray, pts: np.ndarray) -> np.ndarray:
+    """Distances from segments (rows x0, y0, x1, y1) to points (rows x, y), aligned."""
+    a, b = segs[:, :2], segs[:, 2:]
+    ab = b - a
+    n2 = np.einsum("ij,ij->i", ab, ab)
+    t = np.where(n2 > 0, np.einsum("ij,ij->i", pts - a, ab) / np.where(n2 > 0, n2, 1), 0.0)
+    t = np.clip(t, 0.0, 1.0)
+    foot = a + ab * t[:, None]
+    return np.asarray(np.hypot(*(pts - foot).T))
+
+
+@lru_cache(maxsize=64)
+def _terrain(table: Table, openings: frozenset[tuple[str, int]]) -> tuple[np.ndarray, object]:
+    """The terrain footprints as packed for lines with ``openings`` opened (F5), and
+    their STRtree."""
+    shapes = []
+    for piece in table.terrain:
+        fp = piece.footprint
+        if isinstance(fp, WallFootprint) and any(w == piece.id for w, _ in openings):
+            shapes.append(fp.opened(sorted(k for w, k in openings if w == piece.id)))
+        else:
+            shapes.append(fp.shape())
+    arr = np.asarray(shapes, dtype=object)
+    bad = ~shapely.is_valid(arr)
+    arr[bad] = shapely.make_valid(arr[bad])  # a mitred wall may cross itself
+    return arr, shapely.STRtree(arr)
+
+
+def near_pieces(
+    table: Table,
+    s: np.ndarray,
+    g: np.ndarray,
+    openings: Sequence[frozenset[tuple[str, int]]],
+) -> list[list[Near]]:
+    """For each pair of model indices (``s[i]`` shooting ``g[i]``, its shooter's windows
+    ``openings[i]`` opened, F5), the terrain pieces and other bases within
+    :data:`REACH` of the beam's edge of its centre line, with distances and slacks."""
+    half = table.beam / 2.0
+    xy = np.asarray([[m.at.x, m.at.y] for m in table.models], dtype=np.float64).reshape(-1, 2)
+    radii = np.asarray([m.base.radius for m in table.models], dtype=np.float64)
+    segs = np.hstack([xy[s], xy[g]]) if len(s) else np.zeros((0, 4))
+    out: list[list[Near]] = [[] for _ in range(len(s))]
+    if not len(s):
+        return out
+    lines = shapely.linestrings(segs.reshape(-1, 2, 2))
+    reach = half + REACH
+    for key in sorted(set(openings), key=sorted):
+        rows = np.asarray([i for i, o in enumerate(openings) if o == key], dtype=np.int64)
+        if not table.terrain:
+            break
+        shapes, tree = _terrain(table, key)
+        li, pi = tree.query(lines[rows], predicate="dwithin", distance=reach + 1.0)  # type: ignore[attr-defined]
+        li = rows[li]
+        circle = np.asarray(
+            [isinstance(table.terrain[p].footprint, CircleFootprint) for p in pi], dtype=bool
+        )
+        dist = np.zeros(len(li))
+        depth = np.zeros(len(li))
+        poly = ~circle
+        if poly.any():
+            dist[poly], depth[poly] = segment_depths(lines[li[poly]], shapes[pi[poly]])
+        if circle.any():
+            fps = [table.terrain[p].footprint for p in pi[circle]]
+            centres = np.asarray([[f.centre.x, f.centre.y] for f in fps])
+            r = np.asarray([f.radius for f in fps])
+            dist[circle] = seg_point_dist(segs[li[circle]], centres) - r
+        slack = np.where(circle, np.abs(dist - half), crossing_slack(dist, depth, half))
+        for i, p, d, sl in zip(li.tolist(), pi.tolist(), dist, slack, strict=True):
+            out[i].append(Near(table.terrain[p].id, float(d), float(sl)))
+    points = shapely.points(xy)
+    mtree = shapely.STRtree(points)
+    rmax = float(radii.max()) if len(radii) else 0.0
+    li, mi = mtree.query(lines, predicate="dwithin", distance=reach + rmax + 1.0)
+    keep = (mi != s[li]) & (mi != g[li])
+    li, mi = li[keep], mi[keep]
+    dist = seg_point_dist(segs[li], xy[mi]) - radii[mi]
+    for i, m, d in zip(li.tolist(), mi.tolist(), dist, strict=True):
+        out[i].append(Near(table.models[m].id, float(d), float(abs(d - half))))
+    return out
+
+
+def shape_slacks(
+    segs: np.ndarray, geoms: Sequence[BaseGeometry], half: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For aligned segments and polygons (F5's window, F6's side of a wall): distance,
+    depth and slack of the G5 crossing test."""
+    if not len(segs):
+        z = np.zeros(0)
+        return z, z, z
+    lines = shapely.linestrings(np.asarray(segs, dtype=np.float64).reshape(-1, 2, 2))
+    dist, depth = segment_depths(lines, np.asarray(list(geoms), dtype=object))
+    return dist, depth, crossing_slack(dist, depth, half)
+
+
+def gaps_between(table: Table, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
+    """The gap (mm) between each two pieces or bases named (negative where bases overlap;
+    0 where a base and a polygon meet), measured in one vectorised call."""
+    if not pairs:
+        return {}
+    models = {m.id: m for m in table.models}
+    pieces = {t.id: t for t in table.terrain}
+
+    def geom(ident: str) -> tuple[BaseGeometry, float]:
+        if ident in models:
+            m = models[ident]
+            return shapely.Point(m.at.x, m.at.y), m.base.radius
+        fp = pieces[ident].footprint
+        if isinstance(fp, CircleFootprint):
+            return shapely.Point(fp.centre.x, fp.centre.y), fp.radius
+        return fp.shape(), 0.0
+
+    shapes = {i: geom(i) for i in {x for p in pairs for x in p}}
+    left = np.asarray([shapes[p][0] for p, _ in pairs], dtype=object)
+    right = np.asarray([shapes[q][0] for _, q in pairs], dtype=object)
+    radii = np.asarray([shapes[p][1] + shapes[q][1] for p, q in pairs])
+    dist = np.asarray(shapely.distance(left, right), dtype=np.float64) - radii
+    return {pq: float(d) for pq, d in zip(pairs, dist, strict=True)}

@@ -1,0 +1,489 @@
+"""One Frostgrave pair ruled crossing by crossing (F2-F8), with its G5 words and its G8
+margin; the measures of many pairs taken at once (:func:`measure_pairs`).
+
+A shooter at a window sees from it (F5): its centre lines are traced with that window
+opened, every other crossing of a wall blocking (F7); the line going out through the
+window gives +1 for the wall. A target at a window is shot through it (F6) when the
+centre line crosses the window's side of the wall: then seeing some point of the opening
+is the whole test, +3; the rest of the centre line only adds its small pieces (F3, F4).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+import shapely
+
+from arbitre import sight
+from arbitre.geometry import CircleFootprint, WallFootprint
+from arbitre.rules.frostgrave_margins import (
+    REACH,
+    Near,
+    crosses,
+    gaps_between,
+    near_pieces,
+    shape_slacks,
+)
+from arbitre.rules.frostgrave_windows import (
+    WindowContact,
+    WindowGap,
+    WindowKey,
+    WindowView,
+    beside_window,
+    sees_window,
+    wall_of,
+    window_contacts,
+    window_gaps,
+    window_slice,
+)
+from arbitre.rules.ruling import Margin, Reason
+from arbitre.rules.small_terrain import piece_bonus
+from arbitre.table import Table, Terrain
+
+#: How far (mm) the F6 view margin is sought when the window is seen (G8).
+VIEW_REACH = 25.0
+
+
+@dataclass(frozen=True, slots=True)
+class Through:
+    """A window-side test of one pair (F5: the line goes out through the shooter's
+    window; F6: it comes in through the target's side of the wall): crossed or not, the
+    distance (mm) and the slack of the test (G8)."""
+
+    contact: WindowContact
+    crossed: bool
+    dist: float
+    slack: float
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class PairMeasures:
+    """What the rulings of many pairs rest on, measured at once: the centre lines (S1,
+    each shooter's windows opened, F5), the window contacts, the pieces near each line
+    and their distances (G5, G8), the window-side tests (F5, F6), the targets' G4 contacts
+    and gaps to the small pieces crossed (F4)."""
+
+    pairs: tuple[tuple[str, str], ...]
+    contacts: dict[str, tuple[WindowContact, ...]]
+    openings: tuple[frozenset[WindowKey], ...]
+    lines: tuple[sight.CentreLine, ...]
+    near: tuple[tuple[Near, ...], ...]
+    out_through: tuple[tuple[Through, ...], ...]
+    in_through: tuple[tuple[Through, ...], ...]
+    touch: dict[tuple[str, str], bool]
+    gaps: dict[tuple[str, str], float]
+    window_gaps: dict[str, tuple[WindowGap, ...]]
+    joins: tuple[tuple[tuple[tuple[str, str], float], ...], ...]
+
+
+def measure_pairs(table: Table, pairs: Sequence[tuple[str, str]], *, margins: bool) -> PairMeasures:
+    """Measure every pair asked (model ids): see :class:`PairMeasures`. Without
+    ``margins`` only what decides the rulings is measured."""
+    contacts = window_contacts(table)
+    s = np.asarray([table.model_index(a) for a, _ in pairs], dtype=np.int64)
+    g = np.asarray([table.model_index(b) for _, b in pairs], dtype=np.int64)
+    openings = tuple(frozenset(c.key for c in contacts.get(a, ())) for a, _ in pairs)
+    lines = _centre_lines(table, pairs, s, g, openings)
+    near: list[list[Near]] = [[] for _ in pairs]
+    if margins:
+        near = near_pieces(table, s, g, openings)
+    xy, _ = sight.positions(table)
+    segs = np.hstack([xy[s], xy[g]])
+    out_through = _through(table, pairs, segs, contacts, outgoing=True)
+    in_through = _through(table, pairs, segs, contacts, outgoing=False)
+    touch, gaps = _small_contacts(table, lines)
+    wgaps: dict[str, list[WindowGap]] = {}
+    if margins:
+        rows = sorted({*s.tolist(), *g.tolist()})
+        for w in window_gaps(table, rows):
+            wgaps.setdefault(w.model, []).append(w)
+    joins = _near_joins(table, near) if margins else [() for _ in pairs]
+    return PairMeasures(
+        pairs=tuple(pairs),
+        contacts=contacts,
+        openings=openings,
+        lines=tuple(lines),
+        near=tuple(tuple(x) for x in near),
+        out_through=out_through,
+        in_through=in_through,
+        touch=touch,
+        gaps=gaps,
+        window_gaps={k: tuple(v) for k, v in wgaps.items()},
+        joins=tuple(joins),
+    )
+
+
+def _near_joins(
+    table: Table, near: Sequence[Sequence[Near]]
+) -> list[tuple[tuple[tuple[str, str], float], ...]]:
+    """G4 near each line: every two blockers both within a few mm of it, and their gap
+    (mm), measured at once (:func:`arbitre.rules.frostgrave_margins.gaps_between`)."""
+    reach = 3.0 + table.beam
+    small = {t.id for t in table.terrain if not t.blocks}
+    per_line = []
+    for found in near:
+        close = [n.piece for n in found if n.dist < reach and n.piece not in small]
+        per_line.append([(p, q) for j, p in enumerate(close) for q in close[j + 1 :]])
+    gaps = gaps_between(table, sorted({x for line in per_line for x in line}))
+    return [tuple((x, gaps[x]) for x in line) for line in per_line]
+
+
+def _centre_lines(
+    table: Table,
+    pairs: Sequence[tuple[str, str]],
+    s: np.ndarray,
+    g: np.ndarray,
+    openings: Sequence[frozenset[WindowKey]],
+) -> list[sight.CentreLine]:
+    """S1 for each pair, traced with its shooter's windows opened (F5)."""
+    lines: list[sight.CentreLine | None] = [None] * len(pairs)
+    for key in sorted(set(openings), key=sorted):
+        rows = [i for i, o in enumerate(openings) if o == key]
+        ix = sight.sight_index(table, openings=key)
+        batch = sight.centre_line_batch(table, s[rows], g[rows], index=ix)
+        for j, i in enumerate(rows):
+            lo, hi = batch.offsets[j], batch.offsets[j + 1]
+            via = batch.via if batch.via is not None else np.full(len(batch.piece), -1)
+            crossings = tuple(
+                sight.Crossing(
+                    ix.ids[k], float(t), bool(k >= ix.n_terrain), None if v < 0 else ix.ids[v]
+                )
+                for k, t, v in zip(batch.piece[lo:hi], batch.t[lo:hi], via[lo:hi], strict=True)
+            )
+            lines[i] = sight.CentreLine(pairs[i][0], pairs[i][1], crossings)
+    return [line for line in lines if line is not None]
+
+
+def _through(
+    table: Table,
+    pairs: Sequence[tuple[str, str]],
+    segs: np.ndarray,
+    contacts: dict[str, tuple[WindowContact, ...]],
+    *,
+    outgoing: bool,
+) -> tuple[tuple[Through, ...], ...]:
+    """For each pair, its window-side tests (G5 against the window's part of the wall):
+    ``outgoing``, whether the centre line goes out through each window the shooter
+    stands at (F5); else, whether it comes in through the side of the wall of each
+    window the target stands at (F6), the shooter's other windows not counted."""
+    rows: list[int] = []
+    cs: list[WindowContact] = []
+    geoms = []
+    for i, (a, b) in enumerate(pairs):
+        for c in contacts.get(a if outgoing else b, ()):
+            fp = wall_of(table, c.wall)
+            if outgoing:
+                geom = window_slice(fp, c.index)
+            else:
+                geom = beside_window(fp, c.index)
+                for o in contacts.get(a, ()):
+                    if o.wall == c.wall and o.index != c.index:
+                        cut = shapely.make_valid(window_slice(fp, o.index).buffer(1e-7))
+                        geom = shapely.difference(geom, cut)
+            rows.append(i)
+            cs.append(c)
+            geoms.append(geom)
+    half = table.beam / 2.0
+    grazing = bool(table.option("grazing_blocks", False))
+    dist, depth, slack = shape_slacks(segs[rows] if rows else np.zeros((0, 4)), geoms, half)
+    out: list[list[Through]] = [[] for _ in pairs]
+    for j, i in enumerate(rows):
+        hit = crosses(float(dist[j]), float(depth[j]), half, grazing)
+        out[i].append(Through(cs[j], hit, float(dist[j]), float(slack[j])))
+    return tuple(tuple(x) for x in out)
+
+
+def _small_contacts(
+    table: Table, lines: Sequence[sight.CentreLine]
+) -> tuple[dict[tuple[str, str], bool], dict[tuple[str, str], float]]:
+    """F4: for each target and small piece its centre line crosses, whether it touches
+    the piece (G4, :func:`arbitre.sight.touching`) and the gap (mm)."""
+    crossed = sorted(
+        {
+            (line.target, c.piece)
+            for line in lines
+            for c in line.crossings
+            if not c.is_model and not table.piece(c.piece).blocks
+        }
+    )
+    if not crossed:
+        return {}, {}
+    models = sorted({m for m, _ in crossed})
+    pieces = sorted({p for _, p in crossed})
+    terrain = {t.id: k for k, t in enumerate(table.terrain)}
+    near = sight.touching(
+        table, models=[table.model_index(m) for m in models], pieces=[terrain[p] for p in pieces]
+    )
+    touch = {(m, p): bool(near[models.index(m), pieces.index(p)]) for m, p in crossed}
+    centres = shapely.points([(table.model(m).at.x, table.model(m).at.y) for m, _ in crossed])
+    shapes = [table.piece(p).footprint.shape() for _, p in crossed]
+    dist = np.asarray(shapely.distance(centres, shapes), dtype=np.float64)
+    gaps = {}
+    for (m, p), d in zip(crossed, dist, strict=True):
+        fp = table.piece(p).footprint
+        if isinstance(fp, CircleFootprint):
+            d = table.model(m).at.distance(fp.centre) - fp.radius
+        gaps[(m, p)] = float(d) - table.model(m).base.radius
+    return touch, gaps
+
+
+@dataclass(slots=True)
+class Tally:
+    """What one pair's ruling gathers, crossing by crossing (F2-F8)."""
+
+    reasons: list[Reason] = field(default_factory=list)
+    blockers: list[str] = field(default_factory=list)
+    cover_pieces: list[str] = field(default_factory=list)
+    cover: int = 0
+
+    def blocks(self, piece: str, reason: Reason) -> None:
+        self.blockers.append(piece)
+        self.reasons.append(reason)
+
+    def gives(self, piece: str, bonus: int, reason: Reason) -> None:
+        self.cover += bonus
+        self.cover_pieces.append(piece)
+        self.reasons.append(reason)
+
+
+@dataclass(frozen=True, slots=True)
+class PairRule:
+    """One pair's tally and its G8 margin."""
+
+    tally: Tally
+    margin: Margin
+
+
+def rule_pair(
+    table: Table, m: PairMeasures, i: int, *, close_call: float, margins: bool
+) -> PairRule:
+    """Rule pair ``i`` of ``m``: F1-F8 with the G5 words; its margin when ``margins``."""
+    line = m.lines[i]
+    a, b = line.shooter, line.target
+    tally = Tally()
+    for who in (a, b):
+        if table.model(who).base.radius <= 0:
+            tally.reasons.append(
+                Reason("F8", (who,), f"{who} has no base: its centre stands for it")
+            )
+    windows = [f"the window of {t.contact.wall}" for t in m.out_through[i] if t.crossed]
+    crossed = ", ".join([*(c.piece for c in line.crossings), *windows]) or "nothing"
+    tally.reasons.append(Reason("F1", (a, b), f"centre line {a} -> {b} passes through {crossed}"))
+    near = {n.piece: n for n in m.near[i]}
+    incoming = [t for t in m.in_through[i] if t.crossed]
+    views: list[tuple[WindowContact, WindowView]] = []
+    if incoming:
+        views = _at_window(table, m, i, incoming, tally, margins=margins)
+    else:
+        _along(table, m, i, tally, near)
+    margin = _margin(table, m, i, views, tally, close_call) if margins else Margin()
+    return PairRule(tally, margin)
+
+
+def _words(table: Table, piece: str, near: dict[str, Near], tally: Tally) -> None:
+    """G5: a piece the centre line itself misses but the beam touches, said so."""
+    n = near.get(piece)
+    if n is not None and n.dist > 1e-7:
+        u = table.unit
+        tally.reasons.append(
+            Reason(
+                "G5",
+                (piece,),
+                f"passes {u.length(n.dist)} from {piece}: within the {u.length(table.beam)} beam",
+            )
+        )
+
+
+def _along(table: Table, m: PairMeasures, i: int, tally: Tally, near: dict[str, Near]) -> None:
+    """F2-F5, F7 along the centre line (no target window on it): bases and large pieces
+    block, small pieces give cover, the shooter's window lets the line out (+1)."""
+    line = m.lines[i]
+    a, b = line.shooter, line.target
+    shooter_walls = {c.wall for c in m.contacts.get(a, ())}
+    for c in line.crossings:
+        if c.is_model:
+            text = f"the line passes through the base of {c.piece}"
+            if table.model(c.piece).base.radius <= 0:
+                text = f"the line passes through {c.piece} (no base: its centre, F8)"
+            if c.joined:
+                text += f", which touches {c.joined}: one obstacle (G4)"
+            tally.blocks(c.piece, Reason("F2", (c.piece,), text))
+        else:
+            piece = table.piece(c.piece)
+            if not piece.blocks:
+                touches = m.touch.get((b, piece.id), False)
+                tally.gives(
+                    piece.id,
+                    *piece_bonus(b, piece.id, touches=touches, baseless=_baseless(table, b)),
+                )
+            elif piece.id in shooter_walls:
+                text = (
+                    f"{a} stands at a window of {piece.id}, but the line crosses {piece.id} "
+                    "away from that window: the wall blocks there"
+                )
+                tally.blocks(piece.id, Reason("F7", (a, piece.id), text))
+            else:
+                tally.blocks(piece.id, _large_reason(piece))
+        _words(table, c.piece, near, tally)
+    for t in m.out_through[i]:
+        if t.crossed and t.contact.wall not in tally.blockers:
+            wall = t.contact.wall
+            text = (
+                f"{a} stands at a window of {wall} and the line goes out through it: "
+                f"{a} sees from the window"
+            )
+            if tally.blockers:
+                tally.reasons.append(Reason("F5", (a, wall), text))
+            else:
+                tally.gives(wall, 1, Reason("F5", (a, wall), text + "; +1 cover for the wall"))
+
+
+def _at_window(
+    table: Table,
+    m: PairMeasures,
+    i: int,
+    incoming: Sequence[Through],
+    tally: Tally,
+    *,
+    margins: bool,
+) -> list[tuple[WindowContact, WindowView]]:
+    """F6: the centre line comes in through the side of a wall where the target stands at
+    a window: visible with +3 when the shooter sees some point of the opening, whatever
+    else lies on the centre line; small pieces on it still add (F3, F4), and the shooter's
+    own window the line goes out through (F5, +1, unless it is that same window)."""
+    line = m.lines[i]
+    a, b = line.shooter, line.target
+    views = []
+    for t in incoming:
+        view = sees_window(
+            table, a, b, t.contact.key, m.openings[i], margin_cap=VIEW_REACH if margins else 0.0
+        )
+        views.append((t.contact, view))
+    seen = [(c, v) for c, v in views if v.seen]
+    own = {c.key for c in m.contacts.get(a, ())}
+    if not seen:
+        c = views[0][0]
+        text = (
+            f"{b} stands at a window of {c.wall}, but no clear line from {a} reaches the "
+            "window's opening"
+        )
+        tally.blocks(c.wall, Reason("F6", (b, c.wall), text))
+        return views
+    c, view = seen[0]
+    assert view.point is not None
+    for t in m.out_through[i]:
+        if t.crossed and t.contact.key != c.key:
+            wall = t.contact.wall
+            text = (
+                f"{a} stands at a window of {wall} and the line goes out through it: "
+                f"{a} sees from the window; +1 cover for the wall"
+            )
+            tally.gives(wall, 1, Reason("F5", (a, wall), text))
+    at = table.unit.point(view.point.x, view.point.y)
+    ignored = [
+        x.piece
+        for x in line.crossings
+        if x.is_model or (table.piece(x.piece).blocks and x.piece != c.wall)
+    ]
+    text = f"{b} stands at a window of {c.wall} and {a} sees the window (at {at}): +3"
+    if ignored:
+        text += (
+            f"; seeing the window is the whole test: {', '.join(ignored)} on the centre "
+            "line do not block"
+        )
+    if c.key in own:
+        tally.reasons.append(
+            Reason(
+                "F5",
+                (a, c.wall),
+                f"{a} stands at the same window of {c.wall}: it sees from it; the window "
+                "gives its target +3 (F6), not +1",
+            )
+        )
+    tally.gives(c.wall, 3, Reason("F6", (b, c.wall), text))
+    for x in line.crossings:
+        if not x.is_model and not table.piece(x.piece).blocks:
+            touches = m.touch.get((b, x.piece), False)
+            tally.gives(
+                x.piece, *piece_bonus(b, x.piece, touches=touches, baseless=_baseless(table, b))
+            )
+    return views
+
+
+def _large_reason(piece: Terrain) -> Reason:
+    """Why a large piece on the line blocks it: F7 for a wall with windows, else F2."""
+    is_wall = isinstance(piece.footprint, WallFootprint)
+    if is_wall and piece.footprint.windows:  # type: ignore[union-attr]
+        return Reason(
+            "F7",
+            (piece.id,),
+            (
+                f"the line crosses wall {piece.id}; its windows open it only for a "
+                "model touching it at a window"
+            ),
+        )
+    kind = "wall" if is_wall else "large terrain"
+    return Reason("F2", (piece.id,), f"the line passes through {kind} {piece.id}")
+
+
+def _margin(
+    table: Table,
+    m: PairMeasures,
+    i: int,
+    views: Sequence[tuple[WindowContact, WindowView]],
+    tally: Tally,
+    close_call: float,
+) -> Margin:
+    """G8: the smallest slack among the tests the ruling rests on: the window contacts
+    of the shooter and the target (G4), the window-side tests (F5, F6), the F6 view, and
+    the beam tests (G5) of the pieces that decide: blockers when the target is not
+    visible, every piece (and the F4 contacts) when it is."""
+    a, b = m.pairs[i]
+    tol = table.contact_tolerance
+    visible = not tally.blockers
+    tests: list[tuple[float, str]] = [(REACH, "beam")]
+    # a window contact decides only where the line goes out (F5) or comes in (F6) through
+    # that window's part of the wall: elsewhere, only its side test does (G4, G5)
+    sides = {(a, t.contact.key): t for t in m.out_through[i]}
+    sides.update({(b, t.contact.key): t for t in m.in_through[i]})
+    for who in (a, b):
+        for w in m.window_gaps.get(who, ()):
+            side = sides.get((who, (w.wall, w.index)))
+            # F6: the shooter's windows also open its lines to the target's window
+            if side is None or side.crossed or (views and who == a):
+                tests.append((w.gap - tol, f"window contact {who}-{w.wall}"))
+    tests.extend((t.slack, f"beam {t.contact.wall} window") for t in m.out_through[i])
+    tests.extend((t.slack, f"beam {t.contact.wall} beside window") for t in m.in_through[i])
+    seen = [v for _, v in views if v.seen]
+    if views:
+        if seen:
+            tests.append((max(v.margin for v in seen), f"window view {views[0][0].wall}"))
+        else:
+            tests.extend((v.margin, f"window view {c.wall}") for c, v in views)
+    smalls = {t.id for t in table.terrain if not t.blocks}
+    for n in m.near[i]:
+        small = n.piece in smalls
+        if views and not small:
+            continue  # F6: the centre line's blockers do not decide
+        if visible or not small:
+            tests.append((n.slack, f"beam {n.piece}"))
+    if visible:
+        for piece in tally.cover_pieces:
+            if (b, piece) in m.gaps:
+                tests.append((m.gaps[(b, piece)] - tol, f"contact {b}-{piece}"))
+    if not views:
+        tests.extend(_joins(table, m, i, tol))
+    return Margin.smallest(tests, close_call)
+
+
+def _joins(table: Table, m: PairMeasures, i: int, tol: float) -> list[tuple[float, str]]:
+    """G4 near the line: the gap of each two blockers both within reach of it against the
+    contact tolerance (touching blockers are one obstacle)."""
+    return [(gap - tol, f"contact {p}-{q}") for (p, q), gap in m.joins[i]]
+
+
+def _baseless(table: Table, model: str) -> bool:
+    """F8: the model has no base (its centre stands for it)."""
+    return table.model(model).base.radius <= 0

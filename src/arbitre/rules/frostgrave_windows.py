@@ -1,0 +1,229 @@
+"""Frostgrave windows (F5, F6, F7): who stands at a window, and what the window opens.
+
+F5: a shooter touching a wall at a window sees from the window: for its lines that one
+window is opened (:func:`arbitre.sight.sight_index` with ``openings``), every other
+crossing of a wall blocks (F7), the same wall piece included. F6: a target touching a
+wall at a window is seen by whoever has a clear line to some point of the window
+opening, when the shot comes in through the wall there: the centre line crosses the
+window's side of the wall (:func:`beside_window`, the same region whether a room is drawn
+as one closed wall or as one wall a side).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from functools import lru_cache
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from arbitre import sight
+from arbitre.geometry import EPS, Point, WallFootprint, Window
+from arbitre.table import Table
+
+#: A window of a wall: ``(wall id, window index)``, as :func:`arbitre.sight.sight_index`
+#: takes it in ``openings``.
+WindowKey = tuple[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class WindowContact:
+    """A model touching a wall exactly where a window is (F5, F6): the wall, the window's
+    index among the wall's windows, the window, and the gap (mm) of the base to it."""
+
+    model: str
+    wall: str
+    index: int
+    window: Window
+    gap: float
+
+    @property
+    def key(self) -> WindowKey:
+        return (self.wall, self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class WindowGap:
+    """The gap (mm) of one model's base to one window's part of a wall (G4 against the
+    contact tolerance decides whether the model stands at the window)."""
+
+    model: str
+    wall: str
+    index: int
+    gap: float
+
+
+def walls_windows(table: Table) -> list[tuple[str, int, WallFootprint]]:
+    """Every window of every blocking wall: ``(wall id, window index, footprint)``."""
+    out: list[tuple[str, int, WallFootprint]] = []
+    for piece in table.terrain:
+        fp = piece.footprint
+        if isinstance(fp, WallFootprint) and piece.blocks:
+            out.extend((piece.id, k, fp) for k in range(len(fp.windows)))
+    return out
+
+
+def window_gaps(table: Table, models: Sequence[int] | None = None) -> list[WindowGap]:
+    """The gap of each model's base (all, or those of these indices) to each window's
+    part of each wall, measured at once (one vectorised shapely call per window)."""
+    xy, radii = sight.positions(table)
+    rows = np.arange(len(xy)) if models is None else np.asarray(models, dtype=np.int64)
+    if not len(rows):
+        return []
+    centres = shapely.points(xy[rows])
+    out: list[WindowGap] = []
+    for wall, k, fp in walls_windows(table):
+        gaps = shapely.distance(centres, window_slice(fp, k)) - radii[rows]
+        out.extend(
+            WindowGap(table.models[int(i)].id, wall, k, float(g))
+            for i, g in zip(rows, gaps, strict=True)
+        )
+    return out
+
+
+def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
+    """For each model touching a wall at a window (G4 contact with the window's part of
+    the wall, :func:`arbitre.sight.in_contact`), the windows it stands at."""
+    found: dict[str, list[WindowContact]] = {}
+    walls = {wall: fp for wall, _, fp in walls_windows(table)}
+    for g in window_gaps(table):
+        if bool(sight.in_contact(g.gap, table.contact_tolerance)):
+            window = walls[g.wall].windows[g.index]
+            found.setdefault(g.model, []).append(
+                WindowContact(g.model, g.wall, g.index, window, g.gap)
+            )
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def window_slice(fp: WallFootprint, k: int) -> BaseGeometry:
+    """The part of the wall that window ``k`` opens (F5, F6)."""
+    return _slice(fp, k)
+
+
+@lru_cache(maxsize=1024)
+def _slice(fp: WallFootprint, k: int) -> BaseGeometry:
+    return fp.window_slice(fp.windows[k])
+
+
+def beside_window(fp: WallFootprint, k: int) -> BaseGeometry:
+    """F6: the side of the wall window ``k`` is in: the wall's footprint where it runs
+    along the polyline segments that carry the window (their corners included). The same
+    region for a room drawn as one closed wall and drawn as one wall a side (each side
+    drawn corner to corner, its ends reaching over the corners)."""
+    return _beside(fp, k)
+
+
+@lru_cache(maxsize=1024)
+def _beside(fp: WallFootprint, k: int) -> BaseGeometry:
+    window = fp.windows[k]
+    half = max(fp.thickness / 2.0, 1e-9)
+    parts = []
+    run = 0.0
+    for p, q in itertools.pairwise(fp.points):
+        n = p.distance(q)
+        if n > 0 and run - EPS < window.end and run + n + EPS > window.start:
+            seg = shapely.LineString([(p.x, p.y), (q.x, q.y)])
+            parts.append(seg.buffer(half, cap_style="square", join_style="mitre"))
+        run += n
+    if not parts:
+        return fp.window_slice(window)
+    shape = shapely.make_valid(fp.shape())
+    return shapely.intersection(shape, shapely.make_valid(shapely.union_all(parts)))
+
+
+def opening_segments(fp: WallFootprint, k: int) -> list[tuple[Point, Point]]:
+    """The window opening (its stretch of the wall's centre line) as segments."""
+    coords = list(fp.window_opening(fp.windows[k]).coords)
+    return [(Point(*p), Point(*q)) for p, q in itertools.pairwise(coords)]
+
+
+def wall_of(table: Table, wall: str) -> WallFootprint:
+    fp = table.piece(wall).footprint
+    assert isinstance(fp, WallFootprint)
+    return fp
+
+
+@dataclass(frozen=True, slots=True)
+class WindowView:
+    """F6: whether the shooter's centre sees some point of a window opening, that point,
+    and how robust that is (mm: the beam may widen, or narrow, by twice this and the
+    answer stays; G8)."""
+
+    seen: bool
+    point: Point | None
+    margin: float
+
+
+def sees_window(
+    table: Table,
+    shooter: str,
+    target: str,
+    window: WindowKey,
+    openings: Iterable[WindowKey] = (),
+    *,
+    margin_cap: float = 0.0,
+) -> WindowView:
+    """F6: a point of the window opening that the shooter's centre reaches by a clear
+    line (F2: large terrain and other models' bases block; the wall ignored at that
+    opening, and at the shooter's own windows, ``openings``, F5), or none.
+
+    With ``margin_cap`` > 0 the margin is measured (G8) by bisection on the beam: a seen
+    window stays seen while the beam widens by twice the margin (up to the cap), an unseen
+    one unseen while it narrows (to no beam at all at most)."""
+    opened = frozenset({window, *openings})
+    view = _view(table, shooter, target, window, opened, table.beam)
+    seen = view.point is not None
+    margin = 0.0
+    if margin_cap > 0:
+
+        def keeps(delta: float) -> bool:
+            probe = _view(table, shooter, target, window, opened, _beam(table, delta, seen))
+            return (probe.point is not None) == seen
+
+        margin = _largest(keeps, margin_cap if seen else table.beam / 2.0)
+    return WindowView(seen, view.point, margin)
+
+
+def _largest(keeps: Callable[[float], bool], cap: float) -> float:
+    """The largest slack up to ``cap`` that ``keeps`` the answer, found coarse to fine:
+    slacks falling by about 3 at a time, then two halvings between the last two."""
+    hi = cap
+    lo = 0.0
+    probe = cap
+    while probe > 0.02:
+        if keeps(probe):
+            lo = probe
+            break
+        hi, probe = probe, probe / 3.0
+    if lo == cap:
+        return lo
+    for _ in range(2):
+        mid = (lo + hi) / 2.0
+        lo, hi = (mid, hi) if keeps(mid) else (lo, mid)
+    return lo
+
+
+def _beam(table: Table, delta: float, seen: bool) -> float:
+    return max(0.0, table.beam + 2.0 * delta if seen else table.beam - 2.0 * delta)
+
+
+def _view(
+    table: Table,
+    shooter: str,
+    target: str,
+    window: WindowKey,
+    opened: frozenset[WindowKey],
+    beam: float,
+) -> WindowView:
+    probe = table if beam == table.beam else replace(table, beam=beam)
+    ix = sight.sight_index(probe, openings=opened)
+    fp = wall_of(table, window[0])
+    origin = table.model(shooter).at
+    for seg in opening_segments(fp, window[1]):
+        view = sight.view_of_segment(probe, origin, seg, skip=(shooter, target), index=ix)
+        if view.share > 0 and view.witness is not None:
+            return WindowView(True, view.witness, 0.0)
+    return WindowView(False, None, 0.0)
