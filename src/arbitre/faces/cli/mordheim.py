@@ -34,9 +34,12 @@ from arbitre.faces.cli.common import (
 )
 from arbitre.faces.cli.grid import Col, print_grid
 from arbitre.rules import Answer
+from arbitre.rules.ruling import Margin
 from arbitre.table import MM, Unit
 
 PANEL = "Mordheim"
+#: The mark of a close call (G8) beside a target's legality.
+CLOSE_MARK = "!"
 
 ShooterArg = Annotated[
     str, typer.Argument(metavar="SHOOTER", help="The model that shoots.", show_default=False)
@@ -91,7 +94,7 @@ def _row(t: Any, unit: Unit) -> list[str]:
     )
     legal = (
         ("[bold magenta]closest[/]" if t.closest else "[green]yes[/]") if t.legal else "[red]no[/]"
-    )
+    ) + (f" [yellow]{CLOSE_MARK}[/]" if t.margin.close else "")
     return [
         esc(t.target),
         f"{t.visible_fraction:.0%}" if t.visible else "[red]no[/]",
@@ -122,10 +125,35 @@ def print_targets(answer: Answer, *, explain: bool) -> None:
         title=f"Targets of {esc(ruling.shooter)}, nearest first (unit: {unit.name}; "
         "hit, on cover, miss: exact odds)",
     )
+    if any(t.margin.close for t in ruling.targets):
+        out.print(
+            f"[yellow]{CLOSE_MARK}[/] close call: a move shorter than "
+            f"{esc(unit.length(_threshold(answer)))} may change it, measure with care (G8)",
+            soft_wrap=True,
+        )
+    if explain:
+        print_margin(ruling.margin, unit, "")
     for t in ruling.targets:
         verdict = "[green]legal[/]" if t.legal else "[red]not legal[/]"
         out.print(f"[bold]{esc(t.target)}[/]: {verdict}")
         print_reasons(t.reasons if explain else t.deciding, "    ")
+        if explain:
+            print_margin(t.margin, unit, "    ")
+
+
+def _threshold(answer: Answer) -> float:
+    """The close-call threshold of the answer's options, in mm (G8)."""
+    given = answer.options.get("close_call", 2.0)
+    return float(given) if isinstance(given, int | float) else 2.0
+
+
+def print_margin(margin: Margin, unit: Unit, indent: str) -> None:
+    """G8: the margin of a ruling, the test it names, and a mark on a close call."""
+    if margin.mm is None:
+        return
+    test = f" ({esc(margin.test)})" if margin.test else ""
+    close = f" [yellow]{CLOSE_MARK} close call[/]" if margin.close else ""
+    out.print(f"{indent}  [dim]G8 [/] margin {esc(unit.length(margin.mm))}{test}{close}")
 
 
 def print_shot(answer: Answer) -> None:
@@ -153,6 +181,7 @@ def print_shot(answer: Answer) -> None:
     )
     out.print(f"  {seed_line(result.seed)}")
     print_reasons(result.reasons)
+    print_margin(result.margin, answer.unit or MM, "")
 
 
 def targets(

@@ -29,6 +29,8 @@ RULES = "mordheim"
 
 CLOSEST, LEGAL, NOT_LEGAL = "#e6007e", "#0f8f3c", "#a0a0a0"
 RANGE, HALF_RANGE, REFUSED, FIGHT = "#1f3a93", "#6c8ed4", "#d62020", "#5b2c06"
+#: M5: the word written beside an elevated shooter (its own mark, not the M1 dot).
+ELEVATED = "#7b2fa8"
 #: The cover mark: the colour of lines in cover.
 COVER = COVERED
 
@@ -162,7 +164,17 @@ def overlay(table: Table, ruling: Any, unit: Unit = MM) -> Overlay:
         ),
     )
     if ruling.elevated:
-        legend.append(("note", LEGAL, "elevated: free pick (M5)"))
+        drawings.append(
+            Drawing(
+                (),
+                label="elevated",
+                label_owner=ruling.shooter,
+                label_colour=ELEVATED,
+                title=f"{ruling.shooter} shoots from a height: free pick of targets (M5)",
+                cls="mordheim-elevated",
+            )
+        )
+        legend.append(("label", ELEVATED, "elevated free pick (M5)"))
     kinds = {"closest" if t.closest else "legal" if t.legal else "not" for t in seen}
     legend += [
         row

@@ -28,9 +28,11 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Sequence
+from functools import lru_cache
 
 from arbitre.errors import RulesError
 from arbitre.rules import schema
+from arbitre.rules.mordheim.deciding import Enemy, elevation_slack, legal_slack, smallest
 from arbitre.rules.mordheim.priority import height, priority
 from arbitre.rules.mordheim.shot import Odds, Shot, ballistic_skill, need_text, rolled
 from arbitre.rules.mordheim.sight import building_problems, check_buildings, los_rulings, measure
@@ -56,9 +58,10 @@ from arbitre.rules.mordheim.values import (
     TargetsRuling,
     length,
 )
+from arbitre.rules.options import shared_options
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest
-from arbitre.rules.ruling import LosRuling, Reason
+from arbitre.rules.ruling import LosRuling, Margin, Reason
 from arbitre.table import Model, Table, Weapon
 
 __all__ = [
@@ -85,11 +88,14 @@ def _table(subject: object, question: str) -> Table:
     return subject
 
 
+@lru_cache(maxsize=256)
 def rule_targets(
     table: Table, shooter: str, weapon: str | None, options: MordheimOptions
 ) -> TargetsRuling:
     """Rule ``shooter``'s shooting phase: may it shoot (M1), and every enemy as a target
-    (M1, M3-M10), nearest first. ``weapon`` names a missile weapon (default: its first)."""
+    (M1, M3-M10), nearest first. ``weapon`` names a missile weapon (default: its first).
+    Cached: tables and options are frozen values, and ``shoot`` rules the phase again for
+    every roll."""
     s = table.model(shooter)
     check_buildings(table)
     engaged = table.engagements()
@@ -116,6 +122,9 @@ def rule_targets(
         reasons.append(
             Reason("M1", (s.id,), f"{s.id} may shoot: it sees a target and has a missile weapon")
         )
+    # M1, M7: refusals no move undoes (statuses, engagements, no weapon or BS)
+    static = bool(engaged[s.id]) or any(k in s.status for k in BARRED) or w is None or not bs
+    margins = _margins(table, s, drafts, refusals, static, elevated)
     pad = s.base.radius if options.range_from == "edge" else 0.0
     reach = None if w is None or w.range is None else w.range
     return TargetsRuling(
@@ -129,10 +138,51 @@ def rule_targets(
         range_ring=None if reach is None else reach + pad,
         half_range_ring=None if reach is None else reach / 2 + pad,
         fights=fights(table, engaged),
-        targets=tuple(d.done() for d in drafts),
+        targets=tuple(d.done(m) for d, m in zip(drafts, margins[1:], strict=True)),
         reasons=tuple(reasons),
         refusals=tuple(refusals),
+        margin=margins[0],
     )
+
+
+def _margins(
+    table: Table,
+    s: Model,
+    drafts: list[Draft],
+    refusals: list[Reason],
+    static: bool,
+    elevated: bool,
+) -> list[Margin]:
+    """G8: the margin of the whole ruling, then of each target (:mod:`.deciding`)."""
+    close = shared_options(table).close_call
+    enemies = [
+        Enemy(
+            d.model.id,
+            d.distance,
+            d.facts.visible,
+            d.barred,
+            s.inside is not None and d.model.inside == s.inside,
+            d.facts.seen_margin,
+            d.own,
+            large=d.large,
+            legal=d.legal,
+        )
+        for d in drafts
+    ]
+    sees_none = bool(refusals) and not static
+    height = elevation_slack(s)
+    each = [
+        smallest(
+            (
+                legal_slack(e, enemies, static_refusal=static, sees_none=sees_none, up=elevated),
+                e.own,
+                height,
+            )
+        )
+        for e in enemies
+    ]
+    every = smallest((*each, height))
+    return [Margin.smallest([(t.mm, t.test)], close) for t in (every, *each)]
 
 
 def _drafts(
@@ -147,7 +197,7 @@ def _drafts(
     """Every enemy of ``s`` as a target, nearest first (M6); those it does not see are
     refused (M1)."""
     enemies = [m for m in table.models if m.side != s.side]
-    seen = measure(table, [(s.id, e.id) for e in enemies])
+    seen = measure(table, [(s.id, e.id) for e in enemies], options.windows)
     drafts = sorted(
         (
             target_facts(table, s, e, f, w, bs, engaged, multiplayer, options)
@@ -281,7 +331,7 @@ def _why(reasons: Sequence[Reason]) -> str:
 
 def _los(subject: object, request: LosRequest, *, options: MordheimOptions) -> list[LosRuling]:
     table = _table(subject, "los")
-    return los_rulings(table, request.pairs_on(table))
+    return los_rulings(table, request.pairs_on(table), options)
 
 
 def _check(subject: object) -> list[str]:

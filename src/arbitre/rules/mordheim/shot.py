@@ -302,4 +302,5 @@ def rolled(tr: TargetRuling, weapon: str, opts: MordheimOptions, seed: int) -> S
         log=log,
         odds=tr.odds,
         reasons=tuple(reasons),
+        margin=tr.margin,
     )

@@ -18,13 +18,24 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
+from typing import Literal
 
 import numpy as np
+import shapely
 
 from arbitre import sight
 from arbitre.errors import RulesError
-from arbitre.rules.ruling import LosRuling, Reason
+from arbitre.geometry import WallFootprint
+from arbitre.rules.mordheim import margins
+from arbitre.rules.mordheim.margins import NO_SLACK, Slack
+from arbitre.rules.mordheim.values import MordheimOptions
+from arbitre.rules.options import shared_options
+from arbitre.rules.ruling import LosRuling, Margin, Reason
 from arbitre.table import Model, Table
+
+#: M12: a wall's windows are openings (``open``, the default) or part of the wall.
+Windows = Literal["open", "closed"]
 
 #: Shares within this of 0 or 1 count as 0 or 1 (the kernels' float arithmetic).
 SHARE_EPS = 1e-9
@@ -36,8 +47,19 @@ class PairSight:
 
     ``seen``: S2 with blocking terrain and other bases hiding (M1). ``exposed``: S2 with
     every terrain piece and other bases hiding (M8). ``blockers``: the pieces among the
-    M1 hiders that hide some of the target; ``hiders``: the same among the M8 hiders.
-    ``ignored``: the buildings left out because the shooter or the target stands in them.
+    M1 hiders that hide some of the target when it is not seen, ``partial`` those that
+    hide some of a target seen; ``hiders``: the same among the M8 hiders, and
+    ``hidden`` the share of the base each of them hides alone. ``ignored``: the
+    buildings left out because the shooter or the target stands in them.
+
+    M12: ``windows`` are the walls whose windows change what the shooter sees of the
+    target; ``other`` is the M1 share with the windows the other way (None when no wall
+    with windows is near): with ``windows: open``, every window shut but the shooter's
+    own (those it touches); with ``windows: closed``, every window open.
+    ``only_windows``: the target is seen only through windows.
+
+    G8: ``seen_margin`` is how far ``visible`` is from changing, ``cover_margin`` how
+    far the M8/M12 cover is (:mod:`arbitre.rules.mordheim.margins`).
     """
 
     shooter: str
@@ -49,6 +71,13 @@ class PairSight:
     ignored: tuple[str, ...]
     centre_distance: float
     edge_distance: float
+    hidden: tuple[tuple[str, float], ...] = ()
+    partial: tuple[str, ...] = ()
+    windows: tuple[str, ...] = ()
+    other: float | None = None
+    open_windows: bool = True
+    seen_margin: Slack = NO_SLACK
+    cover_margin: Slack = NO_SLACK
 
     @property
     def visible(self) -> bool:
@@ -60,12 +89,50 @@ class PairSight:
         """M8: some part of the target is hidden by terrain or another model (S2 < 1)."""
         return self.exposed < 1.0 - SHARE_EPS
 
+    @property
+    def only_windows(self) -> bool:
+        """M12: seen, but only through windows (the shut walls would hide it all)."""
+        return (
+            self.open_windows
+            and self.visible
+            and self.other is not None
+            and self.other <= SHARE_EPS
+        )
 
-def measure(table: Table, pairs: Sequence[tuple[str, str]]) -> list[PairSight]:
-    """The :class:`PairSight` of each ``(shooter, target)`` pair of model ids."""
+
+def open_index(table: Table, windows: Windows) -> sight.SightIndex:
+    """The sight index of the M rules: every window open (M12, ``windows: open``), or
+    every wall whole (``windows: closed``)."""
+    walls = sight.walls_with_windows(table) if windows == "open" else frozenset()
+    return sight.sight_index(table, solid=walls)
+
+
+@lru_cache(maxsize=16)
+def window_contacts(table: Table) -> dict[str, frozenset[tuple[str, int]]]:
+    """M12: the windows each model touches (G4 contact of its base with the window's part
+    of the wall): its own windows, which give its targets no cover."""
+    found: dict[str, set[tuple[str, int]]] = {}
+    centres = shapely.points([(m.at.x, m.at.y) for m in table.models])
+    radii = np.asarray([m.base.radius for m in table.models])
+    for piece in table.terrain:
+        fp = piece.footprint
+        if not isinstance(fp, WallFootprint) or not fp.windows or not len(radii):
+            continue
+        for k, window in enumerate(fp.windows):
+            gaps = shapely.distance(centres, fp.window_slice(window)) - radii
+            for i in np.flatnonzero(sight.in_contact(gaps, table.contact_tolerance)):
+                found.setdefault(table.models[int(i)].id, set()).add((piece.id, k))
+    return {k: frozenset(v) for k, v in found.items()}
+
+
+def measure(
+    table: Table, pairs: Sequence[tuple[str, str]], windows: Windows = "open"
+) -> list[PairSight]:
+    """The :class:`PairSight` of each ``(shooter, target)`` pair of model ids, windows
+    open or shut as the M12 option says."""
     if not pairs:
         return []
-    ix = sight.sight_index(table)
+    ix = open_index(table, windows)
     n = len(ix.ids)
     s = np.asarray([table.model_index(a) for a, _ in pairs], dtype=np.int64)
     g = np.asarray([table.model_index(b) for _, b in pairs], dtype=np.int64)
@@ -82,19 +149,21 @@ def measure(table: Table, pairs: Sequence[tuple[str, str]]) -> list[PairSight]:
     asks = np.zeros(len(pairs), dtype=np.bool_)
     asks |= seen <= SHARE_EPS
     asks |= exposed < 1.0 - SHARE_EPS
-    part = np.zeros((len(pairs), n), dtype=np.bool_)
+    part = np.ones((len(pairs), n))
     near = _near(table, ix, s, g) & m8 & asks[:, None]
     for k in map(int, np.flatnonzero(near.any(axis=0))):
         rows = np.flatnonzero(near[:, k])
         alone = np.zeros(n, dtype=np.bool_)
         alone[k] = True
-        share = sight.visible_fraction_batch(table, s[rows], g[rows], hides=alone, index=ix)
-        part[rows, k] = share < 1.0 - SHARE_EPS
+        part[rows, k] = sight.visible_fraction_batch(table, s[rows], g[rows], hides=alone, index=ix)
+    shut = _windows(table, ix, pairs, s, g, m1, seen, windows)
+    slack = _margins(table, ix, pairs, s, g, m1, m8, seen, exposed, part, shut, windows)
     out = []
     for i, (a, b) in enumerate(pairs):
         sa, tb = table.model(a), table.model(b)
         centre = sa.at.distance(tb.at)
-        hidden = np.flatnonzero(part[i])
+        hidden = np.flatnonzero(part[i] < 1.0 - SHARE_EPS)
+        other, walls = shut.get(i, (None, ()))
         out.append(
             PairSight(
                 shooter=a,
@@ -108,9 +177,144 @@ def measure(table: Table, pairs: Sequence[tuple[str, str]]) -> list[PairSight]:
                 ignored=ignored[i],
                 centre_distance=centre,
                 edge_distance=max(0.0, centre - sa.base.radius - tb.base.radius),
+                hidden=tuple((ix.ids[k], _clip(1.0 - part[i, k])) for k in hidden),
+                partial=tuple(ix.ids[k] for k in hidden if m1[i, k]) if seen[i] > SHARE_EPS else (),
+                windows=walls,
+                other=other,
+                open_windows=windows == "open",
+                seen_margin=slack[i][0],
+                cover_margin=slack[i][1],
             )
         )
     return out
+
+
+def _windows(
+    table: Table,
+    ix: sight.SightIndex,
+    pairs: Sequence[tuple[str, str]],
+    s: np.ndarray,
+    g: np.ndarray,
+    m1: np.ndarray,
+    seen: np.ndarray,
+    windows: Windows,
+) -> dict[int, tuple[float, tuple[str, ...]]]:
+    """M12: for each pair near a wall with windows, the M1 share with the windows the
+    other way (``open``: shut, the shooter's own windows left open; ``closed``: every
+    window open), and the walls whose windows change what the shooter sees (each wall
+    turned the other way alone)."""
+    walls = sight.walls_with_windows(table)
+    if not walls:
+        return {}
+    order = sorted(walls)
+    wall_k = [ix.ids.index(w) for w in order]
+    near = _near(table, ix, s, g) & m1
+    rows = [i for i in range(len(pairs)) if near[i, wall_k].any()]
+    contacts = window_contacts(table) if windows == "open" else {}
+    groups: dict[frozenset[tuple[str, int]], list[int]] = {}
+    for i in rows:
+        groups.setdefault(contacts.get(pairs[i][0], frozenset()), []).append(i)
+    out: dict[int, tuple[float, tuple[str, ...]]] = {}
+    for own, members in groups.items():
+        r = np.asarray(members, dtype=np.int64)
+        other_ix = (
+            sight.sight_index(table, openings=own)
+            if windows == "open"
+            else open_index(table, "open")
+        )
+        other = _shares(table, other_ix, s[r], g[r], m1[r])
+        differ = np.abs(other - seen[r]) > SHARE_EPS
+        named: dict[int, list[str]] = {}
+        for w, k in zip(order, wall_k, strict=True):
+            rr = r[differ & near[r, k]]
+            if not len(rr):
+                continue
+            one = (
+                sight.sight_index(table, solid=walls - {w}, openings=own)
+                if windows == "open"
+                else sight.sight_index(table, solid=frozenset({w}))
+            )
+            share = _shares(table, one, s[rr], g[rr], m1[rr])
+            for j, i in enumerate(rr.tolist()):
+                if abs(share[j] - seen[i]) > SHARE_EPS:
+                    named.setdefault(i, []).append(w)
+        for j, i in enumerate(r.tolist()):
+            out[i] = (_clip(other[j]), tuple(named.get(i, ())))
+    return out
+
+
+def _margins(
+    table: Table,
+    ix: sight.SightIndex,
+    pairs: Sequence[tuple[str, str]],
+    s: np.ndarray,
+    g: np.ndarray,
+    m1: np.ndarray,
+    m8: np.ndarray,
+    seen: np.ndarray,
+    exposed: np.ndarray,
+    part: np.ndarray,
+    shut: dict[int, tuple[float, tuple[str, ...]]],
+    windows: Windows,
+) -> list[tuple[Slack, Slack]]:
+    """G8: for each pair, how far M1 (seen or not) and the cover (M8, M12) are from
+    changing (:mod:`arbitre.rules.mordheim.margins`)."""
+    p = margins.index_pieces(table, windows)
+    xyr = np.column_stack(sight.positions(table))
+    contacts = window_contacts(table) if windows == "open" else {}
+    out = []
+    for i in range(len(pairs)):
+        a, b = int(s[i]), int(g[i])
+        v = margins.view(xyr[a, 0], xyr[a, 1], xyr[b, 0], xyr[b, 1], xyr[b, 2])
+        own = np.zeros(len(ix.ids), dtype=np.bool_)
+        own[[a + ix.n_terrain, b + ix.n_terrain]] = True
+        mask1, mask8 = m1[i] & ~own, m8[i] & ~own
+        visible = seen[i] > SHARE_EPS
+        if visible:
+            seen_by = margins.seen_slack(table, p, v, mask1, ix.half)
+        else:
+            seen_by = margins.hidden_slack(table, p, v, mask1, ix.half)
+        hidden = exposed[i] < 1.0 - SHARE_EPS  # M8: part of it hidden
+        if hidden:
+            hiders = [int(k) for k in np.flatnonzero(part[i] < 1.0 - SHARE_EPS) if mask8[k]]
+            geo = margins.hiding_slack(p, v, hiders, ix.half)
+        else:
+            geo = margins.clear_slack(p, v, mask8, ix.half)
+        other = shut.get(i, (None, ()))[0]
+        only, by_window = False, NO_SLACK  # M12: seen only through windows, and its slack
+        if other is not None and windows == "open" and visible:
+            only = other <= SHARE_EPS
+            shut_pieces = margins.pieces(table, openings=contacts.get(pairs[i][0], frozenset()))
+            by_window = min(
+                margins.hidden_slack(table, shut_pieces, v, mask1, ix.half)
+                if only
+                else margins.seen_slack(table, shut_pieces, v, mask1, ix.half),
+                margins.window_slack(table, pairs[i][0], _window_walls(table)),
+                key=lambda t: t.mm,
+            )
+        building = _in_other_building(table, pairs[i][0], pairs[i][1])
+        if building:  # M8 decision: in cover whatever the geometry
+            cover_by = NO_SLACK
+        elif hidden or only:  # in cover while one of its reasons holds
+            cover_by = max(
+                (t for t, holds in ((geo, hidden), (by_window, only)) if holds),
+                key=lambda t: t.mm,
+            )
+        else:
+            cover_by = min(geo, by_window, key=lambda t: t.mm)
+        out.append((seen_by, cover_by))
+    return out
+
+
+def _window_walls(table: Table) -> tuple[str, ...]:
+    """The walls with windows, in id order (M12)."""
+    return tuple(sorted(sight.walls_with_windows(table)))
+
+
+def _in_other_building(table: Table, a: str, b: str) -> bool:
+    """M8 decision: the target stands inside a building other than the shooter's."""
+    t = table.model(b).inside
+    return t is not None and t != table.model(a).inside
 
 
 def _buildings(table: Table, a: str, b: str) -> tuple[str, ...]:
@@ -195,33 +399,98 @@ def building_problems(table: Table) -> list[str]:
     return found
 
 
+def pct(share: float) -> str:
+    """A share in words, never rounded to 0% or 100% unless it is: ``<1%``, ``>99%``."""
+    if 0.0 < share < 0.005:
+        return "<1%"
+    if 0.995 <= share < 1.0:
+        return ">99%"
+    return f"{share:.0%}"
+
+
+def _shares_text(table: Table, f: PairSight, pieces: Sequence[str], whole: float) -> str:
+    """What ``pieces`` hide of the target, ``whole`` in all: ``fence hides 40%`` for one
+    piece, ``40% is hidden: fence hides 30%, cart 25% (each alone)`` for several; a
+    piece that only gives cover says so (it hides without blocking, M8 decision)."""
+    alone = dict(f.hidden)
+    small = {t.id for t in table.terrain if not t.blocks}
+    words = [
+        f"{p} hides {pct(alone.get(p, 0.0))}"
+        + (" (a cover piece: it hides without blocking)" if p in small else "")
+        for p in pieces
+    ]
+    if len(words) == 1:
+        return words[0]
+    return f"{pct(whole)} is hidden: {', '.join(words)} (each alone)"
+
+
 def seen_reason(table: Table, f: PairSight) -> Reason:
-    """M1: whether the shooter sees some of the target (S2 > 0, blocking pieces hiding)."""
+    """M1: whether the shooter sees some of the target (S2 > 0, blocking pieces hiding),
+    and, when blocking pieces hide part of it, what each hides."""
     a, b = f.shooter, f.target
     inside = "".join(
-        f"; {b} does not hide: {a if table.model(a).inside == b else f.target} stands in it"
-        for b in f.ignored
+        f"; {w} does not hide: {a if table.model(a).inside == w else b} stands in it"
+        for w in f.ignored
     )
     if f.visible:
+        rest = f"; {_shares_text(table, f, f.partial, 1 - f.seen)}" if f.partial else ""
         return Reason(
             "M1",
-            (a, b),
-            f"{a} sees {f.seen:.0%} of {b}'s base past blocking terrain and other models{inside}",
+            (a, b, *f.partial),
+            f"{a} sees {pct(f.seen)} of {b}'s base past blocking terrain and other "
+            f"models{inside}{rest}",
         )
     by = ", ".join(f.blockers) or "blocking terrain and models"
     return Reason("M1", (a, b, *f.blockers), f"{b} is not visible to {a}: hidden by {by}")
 
 
-def cover(s: Model, t: Model, f: PairSight) -> tuple[bool, tuple[str, ...], Reason]:
+def window_reason(f: PairSight) -> Reason | None:
+    """M12: how the windows of the walls near the line decided, if they did."""
+    if not f.windows or f.other is None:
+        return None
+    a, b, walls = f.shooter, f.target, ", ".join(f.windows)
+    ids = (a, b, *f.windows)
+    if not f.open_windows:
+        return Reason(
+            "M12",
+            ids,
+            f"option windows: closed: the windows of {walls} are part of the wall; open, "
+            f"they would let {a} see {pct(f.other)} of {b}'s base",
+        )
+    if f.only_windows:
+        return Reason(
+            "M12",
+            ids,
+            f"{a} sees {b} only through a window of {walls}: a window is an opening "
+            "(option windows: open), and a target seen only through a window is in cover",
+        )
+    return Reason(
+        "M12",
+        ids,
+        f"{a} sees {pct(f.seen - f.other)} of {b}'s base through a window of {walls} "
+        f"(a window is an opening, option windows: open; shut, {pct(f.other)})",
+    )
+
+
+def cover(table: Table, s: Model, t: Model, f: PairSight) -> tuple[bool, tuple[str, ...], Reason]:
     """M8: in cover when terrain (any piece) or another model hides part of the target;
-    by decision, a target inside a building other than the shooter's is in cover."""
+    by decision, a target inside a building other than the shooter's is in cover, and
+    (M12) so is a target seen only through windows. The words say which share is hidden
+    and what each piece hides of it alone."""
     building = t.inside if t.inside is not None and t.inside != s.inside else None
-    pieces = (*f.hiders, *((building,) if building and building not in f.hiders else ()))
+    through = f.windows if f.only_windows else ()
+    extra = [p for p in (*((building,) if building else ()), *through) if p not in f.hiders]
+    pieces = (*f.hiders, *dict.fromkeys(extra))
     parts = []
     if f.partly_hidden:
-        parts.append(f"{1 - f.exposed:.0%} of {t.id}'s base is hidden by {', '.join(f.hiders)}")
+        parts.append(
+            f"of {t.id}'s base seen from {s.id}, "
+            f"{_shares_text(table, f, f.hiders, 1 - f.exposed)}; {pct(f.exposed)} in plain view"
+        )
     if building:
         parts.append(f"{t.id} stands inside building {building}")
+    if through:
+        parts.append(f"{t.id} is seen only through a window of {', '.join(through)} (M12)")
     if not parts:
         return False, (), Reason("M8", (t.id,), f"nothing hides any part of {t.id}: no cover")
     return True, pieces, Reason("M8", (t.id, *pieces), f"in cover: {'; '.join(parts)}")
@@ -237,7 +506,9 @@ def because(visible: bool, blockers: Sequence[str], cover_pieces: Sequence[str])
     return "clear"
 
 
-def los_rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRuling]:
+def los_rulings(
+    table: Table, pairs: Sequence[tuple[str, str]], options: MordheimOptions | None = None
+) -> list[LosRuling]:
     """M1 and M8 for each ``(shooter, target)`` pair: visible when the shooter sees some of
     the target's base, and ``cover`` 1 when the target is in cover (the M7 -1); a target
     not seen has the M1 reason as its refusal."""
@@ -248,14 +519,20 @@ def los_rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRulin
         if a == b:
             raise RulesError(f"a model does not shoot itself: {a!r}")
     out = []
-    for f in measure(table, list(pairs)):
+    opts = options or MordheimOptions()
+    close_call = shared_options(table).close_call
+    for f in measure(table, list(pairs), opts.windows):
         s, t = table.model(f.shooter), table.model(f.target)
         seen = seen_reason(table, f)
         reasons = [seen]
-        in_cover, pieces, reason = cover(s, t, f)
+        in_cover, pieces, reason = cover(table, s, t, f)
         if f.visible:
             reasons.append(reason)
+        window = window_reason(f)
+        if window is not None:
+            reasons.append(window)
         shown = pieces if f.visible and in_cover else ()
+        tests = [f.seen_margin, *((f.cover_margin,) if f.visible else ())]
         out.append(
             LosRuling(
                 shooter=f.shooter,
@@ -268,6 +545,7 @@ def los_rulings(table: Table, pairs: Sequence[tuple[str, str]]) -> list[LosRulin
                 cover_pieces=shown,
                 refusals=() if f.visible else (seen,),
                 because=because(f.visible, f.blockers, shown),
+                margin=Margin.smallest(((t.mm, t.test) for t in tests), close_call),
             )
         )
     return out

@@ -9,9 +9,13 @@ and the M7 score and exact odds (:mod:`arbitre.rules.mordheim.shot`).
 
 Decisions beyond RULES.md:
 
-- M4: a fight is the target and the models engaged with it (``engaged`` read both ways,
-  :meth:`arbitre.table.Table.engagements`); :func:`fights` groups the models in close
-  combat together (linked by engagements) for pictures.
+- M4: a fight is every model linked to the target by a chain of engagements (``engaged``
+  read both ways, :meth:`arbitre.table.Table.engagements`): q fights p, p fights f, and
+  q, p and f are one fight, so a shooter of f's warband may shoot neither q nor p. In a
+  game of more than two warbands a shot into a fight without the shooter's warband hits
+  at random the target or one of the models engaged with the target itself (seed 002:
+  «entre la cible du tir et toutes les figurines engagées au corps à corps contre
+  elle»), not the whole chain. :func:`fights` groups the fights for pictures.
 - M6 distances are on the table plane (G6); a target exactly at the weapon's range is in
   range, one exactly at half range is not at long range (lengths equal within 1e-6 mm).
 - M10 "wide" is the base's diameter; "more than 2 in" is strict.
@@ -19,11 +23,16 @@ Decisions beyond RULES.md:
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import replace
 from fractions import Fraction
 from typing import Any
 
+import networkx as nx
+
 from arbitre.errors import RulesError
+from arbitre.rules.mordheim.deciding import own_slacks
+from arbitre.rules.mordheim.margins import NO_SLACK
 from arbitre.rules.mordheim.shot import (
     Score,
     ToHitFacts,
@@ -32,7 +41,7 @@ from arbitre.rules.mordheim.shot import (
     need_text,
     to_hit,
 )
-from arbitre.rules.mordheim.sight import PairSight, cover, seen_reason
+from arbitre.rules.mordheim.sight import PairSight, cover, seen_reason, window_reason
 from arbitre.rules.mordheim.values import (
     DIST_EPS,
     TWO_INCHES,
@@ -40,7 +49,7 @@ from arbitre.rules.mordheim.values import (
     TargetRuling,
     length,
 )
-from arbitre.rules.ruling import Reason
+from arbitre.rules.ruling import NO_MARGIN, Margin, Reason
 from arbitre.table import Model, Table, Weapon
 
 #: Who is in close combat with whom, read both ways (:meth:`Table.engagements`).
@@ -97,15 +106,50 @@ def fights(table: Table, engaged: Engagements) -> tuple[tuple[str, ...], ...]:
     return tuple(groups)
 
 
+def fight_of(target: str, engaged: Engagements) -> tuple[str, ...]:
+    """M4: the target's whole fight, the target first, then by steps of engagement
+    (those engaged with it, then those engaged with them...); empty outside a melee."""
+    if not engaged[target]:
+        return ()
+    rank = {k: i for i, k in enumerate(engaged)}  # table order
+    tree = nx.bfs_tree(
+        _graph(engaged), target, sort_neighbors=lambda ns: sorted(ns, key=rank.__getitem__)
+    )
+    return tuple(tree)
+
+
+def _graph(engaged: Engagements) -> nx.Graph[str]:
+    """The engagements as a graph: a node a model in close combat, an edge a contact."""
+    return nx.Graph([(a, b) for a, others in engaged.items() for b in others])
+
+
+def _links(e: str, friends: list[str], engaged: Engagements) -> str:
+    """M4 in words: the chain of engagements from ``e`` to each of ``friends``."""
+    graph = _graph(engaged)
+    steps: dict[tuple[str, str], None] = {}
+    for f in friends:
+        path = nx.shortest_path(graph, e, f)
+        for a, b in itertools.pairwise(path):
+            steps[(a, b)] = None
+    return ", ".join(f"{a} fights {b}" for a, b in steps)
+
+
 def melee(
-    s: Model, e: Model, fight: tuple[str, ...], table: Table, multiplayer: bool
+    s: Model,
+    e: Model,
+    fight: tuple[str, ...],
+    table: Table,
+    multiplayer: bool,
+    engaged: Engagements,
 ) -> tuple[bool, Reason | None]:
-    """M4: whether the target's fight bars the shot, and why; None outside a fight."""
+    """M4: whether the target's fight (the whole chain) bars the shot, and why; None
+    outside a fight."""
     if not fight:
         return False, None
-    opponents = fight[1:]
+    opponents = engaged[e.id]
     friends = [m for m in fight if table.model(m).side == s.side]
-    if friends:
+    direct = [m for m in friends if m in opponents]
+    if friends and direct == friends:
         return True, Reason(
             "M4",
             (e.id, *friends),
@@ -113,20 +157,35 @@ def melee(
             f"{', '.join(friends)} of {s.id}'s warband: no shooting into "
             "that fight",
         )
+    if friends:
+        return True, Reason(
+            "M4",
+            (*fight,),
+            f"{_links(e.id, friends, engaged)}: one fight, with "
+            f"{', '.join(friends)} of {s.id}'s warband in it: no shooting into that fight",
+        )
     if not multiplayer:
         return True, Reason(
             "M4",
-            (e.id, *opponents),
+            (e.id, *fight[1:]),
             f"{e.id} is in close combat with "
-            f"{', '.join(opponents)}: only a game of more than two warbands "
+            f"{', '.join(fight[1:])}: only a game of more than two warbands "
             "allows shooting into a fight",
         )
+    pool = (e.id, *opponents)
+    rest = [m for m in fight if m not in pool]
+    beyond = (
+        f"; {', '.join(rest)} {'is' if len(rest) == 1 else 'are'} in the fight but not "
+        f"engaged with {e.id}: not hit"
+        if rest
+        else ""
+    )
     return False, Reason(
         "M4",
         fight,
         f"{e.id} is in a fight without {s.id}'s warband "
         f"(more than two warbands): a hit goes at random to one of "
-        f"{', '.join(fight)} (1 in {len(fight)} each)",
+        f"{', '.join(pool)} (1 in {len(pool)} each){beyond}",
     )
 
 
@@ -171,6 +230,7 @@ class Draft:
         "legal",
         "model",
         "note",
+        "own",
         "reasons",
         "refusals",
         "ruling",
@@ -187,6 +247,7 @@ class Draft:
         self.model, self.facts, self.ruling = model, facts, ruling
         self.barred, self.large, self.note = barred, ruling.large, note
         self.legal = self.closest = False
+        self.own = NO_SLACK  # G8: how far its own facts are from changing
         self.reasons: list[Reason] = list(ruling.reasons)
         self.refusals: list[Reason] = list(ruling.refusals)
         self.deciding: list[Reason] = list(ruling.refusals)
@@ -211,7 +272,7 @@ class Draft:
         self.refusals.append(reason)
         self.deciding.append(reason)
 
-    def done(self) -> TargetRuling:
+    def done(self, margin: Margin = NO_MARGIN) -> TargetRuling:
         """The ruling; a legal target shot into a multiplayer fight also shows the M4
         reason that shares its hits among the fight."""
         deciding = list(self.deciding)
@@ -226,15 +287,18 @@ class Draft:
             reasons=tuple(self.reasons),
             refusals=tuple(self.refusals),
             deciding=tuple(dict.fromkeys(deciding)),
+            margin=margin,
         )
 
 
 def _seen(table: Table, s: Model, e: Model, f: PairSight) -> tuple[list[Reason], bool, Pieces]:
     """M1, M8: what ``s`` sees of ``e``, whether it is in cover and by what pieces."""
-    in_cover, pieces, cover_reason = cover(s, e, f)
+    in_cover, pieces, cover_reason = cover(table, s, e, f)
+    window = window_reason(f)
+    after = [] if window is None else [window]
     if not f.visible:  # cover means nothing for a target not seen
-        return [seen_reason(table, f)], False, pieces
-    return [seen_reason(table, f), cover_reason], in_cover, pieces
+        return [seen_reason(table, f), *after], False, pieces
+    return [seen_reason(table, f), cover_reason, *after], in_cover, pieces
 
 
 def _scored(score: Score | None, opts: MordheimOptions, within: bool | None) -> dict[str, Any]:
@@ -273,8 +337,8 @@ def target_facts(
     large, why = is_large(table, e)
     if large:
         reasons.append(Reason("M10", (e.id,), f"{why}: a large target, +1 to hit"))
-    fight = (e.id, *engaged[e.id]) if engaged[e.id] else ()
-    barred, in_melee = melee(s, e, fight, table, multiplayer)
+    fight = fight_of(e.id, engaged)
+    barred, in_melee = melee(s, e, fight, table, multiplayer, engaged)
     facts = ToHitFacts(
         visible=f.visible,
         in_range=within,
@@ -282,7 +346,7 @@ def target_facts(
         in_cover=in_cover,
         cover_pieces=cover_pieces,
         large=large,
-        fight=fight if fight and not barred else (),
+        fight=(e.id, *engaged[e.id]) if fight and not barred else (),
     )
     score, m7 = to_hit(s, e.id, bs, w is not None and w.range is not None, facts, opts)
     reasons += m7
@@ -309,4 +373,6 @@ def target_facts(
         refusals=(in_melee,) if barred and in_melee is not None else (),
         **_scored(score, opts, within),
     )
-    return Draft(e, f, ruling, barred, in_melee)
+    draft = Draft(e, f, ruling, barred, in_melee)
+    draft.own = own_slacks(f, distance, w)
+    return draft

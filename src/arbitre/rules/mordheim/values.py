@@ -50,11 +50,12 @@ BARRED = {"ran": "ran", "failed_charge": "failed a charge", "rallied": "rallied 
 @dataclass(frozen=True, slots=True)
 class MordheimOptions:
     """Options of the M rules (RULES.md): M7 natural ones and scores over 6, M6 measuring
-    between base edges or centres."""
+    between base edges or centres, M12 windows open (openings) or closed (wall)."""
 
     natural_one_misses: bool = False
     need_over_six: NeedOverSix = "impossible"
     range_from: Literal["edge", "centre"] = "edge"
+    windows: Literal["open", "closed"] = "open"
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,120 @@
+"""G8 for ``targets`` and ``shoot``: the smallest slack among the tests a target's ruling
+rests on, its own facts and, through M3 and M5, the facts of the other enemies.
+
+A target's own facts (:func:`own_slacks`): seen or not (M1), in cover or not (M8,
+M12), in range and at long range (M6: the distance against the range and half of it;
+moving one model by ``δ`` changes the distance by at most ``δ``). Its legality
+(:func:`legal_slack`) rests on those and, when the shooter must take the closest enemy
+(M3), on each other enemy's: a closer one's facts (which decide which is easier to
+hit), whether one that is not seen stays so, and the order of the distances (moving the
+shooter changes two distances by ``δ`` each, so two enemies ``Δ`` apart keep their
+order for ``δ < Δ/2``). From a height (M5) it rests on what the shooter sees of the
+enemies in its building; a shooter that may not shoot for what it did (M1 statuses, no
+weapon, M7) has no legal target whatever moves, one that sees no enemy until one comes
+into view. Engagements (M4), buildings, sizes (M10) are declared, not measured: no
+slack; the shooter's elevation against 2" (M5) is a threshold all the same.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from arbitre.rules.mordheim.margins import NO_SLACK, Slack
+from arbitre.rules.mordheim.sight import PairSight
+from arbitre.rules.mordheim.values import TWO_INCHES
+from arbitre.table import Model, Weapon
+
+
+def smallest(slacks: Iterable[Slack]) -> Slack:
+    """The smallest of some slacks (:data:`NO_SLACK` when none)."""
+    return min(slacks, key=lambda t: t.mm, default=NO_SLACK)
+
+
+def own_slacks(f: PairSight, distance: float, w: Weapon | None) -> Slack:
+    """The slack of a target's own facts: M1, M8/M12 (if seen), M6 range and half range.
+    M10 (a height or a base against 2") is declared by the scenario: no slack."""
+    tests = [f.seen_margin]
+    if f.visible:
+        tests.append(f.cover_margin)
+    if w is not None and w.range is not None:
+        tests.append(Slack(abs(distance - w.range), "range"))
+        tests.append(Slack(abs(distance - w.range / 2), "half range"))
+    return smallest(tests)
+
+
+def elevation_slack(shooter: Model) -> Slack:
+    """M5: the shooter's elevation against 2" (declared, but a threshold all the same)."""
+    return Slack(abs(shooter.elevation - TWO_INCHES), "elevation")
+
+
+class Enemy:
+    """What :func:`legal_slack` needs of one enemy: id, distance (mm), seen, barred by
+    its fight (M4), in the shooter's building, large (M10), legal, and the slacks of its
+    facts."""
+
+    __slots__ = (
+        "barred",
+        "distance",
+        "ident",
+        "large",
+        "legal",
+        "own",
+        "same_building",
+        "seen",
+        "visible",
+    )
+
+    def __init__(
+        self,
+        ident: str,
+        distance: float,
+        visible: bool,
+        barred: bool,
+        same_building: bool,
+        seen: Slack,
+        own: Slack,
+        *,
+        large: bool = False,
+        legal: bool = False,
+    ) -> None:
+        self.ident, self.distance, self.visible = ident, distance, visible
+        self.barred, self.same_building = barred, same_building
+        self.seen, self.own = seen, own
+        self.large, self.legal = large, legal
+
+
+def legal_slack(
+    t: Enemy, enemies: Sequence[Enemy], *, static_refusal: bool, sees_none: bool, up: bool
+) -> Slack:
+    """How far the legality of target ``t`` is from changing (M1, M3, M5), and why.
+
+    M3 is monotone: another enemy coming into view (or closer) only adds a closer one to
+    pass over, so it matters to a legal target only; one leaving the view, or its facts
+    changing (which is easier to hit), matter either way. A large target seen is legal
+    whatever the others (M3)."""
+    if static_refusal:  # M1, M7: the shooter may not shoot, wherever the models stand
+        return NO_SLACK
+    if sees_none:  # M1: until some enemy comes into view
+        return smallest(e.seen for e in enemies)
+    if t.barred:  # M4: declared engagements
+        return NO_SLACK
+    tests = [t.own]
+    if up:  # M5: legal if seen, unless seen enemies in its building come first
+        tests += [e.seen for e in enemies if e.same_building and e is not t]
+        return smallest(tests)
+    if t.large:
+        return t.own
+    for c in enemies:
+        if c is t or c.barred:
+            continue
+        order = Slack(abs(c.distance - t.distance) / 2, f"closest {t.ident}-{c.ident}")
+        closer = c.distance < t.distance
+        if c.visible:
+            tests.append(smallest((c.own, order)) if closer else order)
+        elif not t.legal:  # one more closer enemy cannot make it legal
+            continue
+        elif closer:
+            tests.append(c.seen)
+        else:  # it must come into view and closer, both
+            tests.append(max((c.seen, order), key=lambda s: s.mm))
+    return smallest(tests)
