@@ -9,8 +9,10 @@ far side, or an arc around a corner. Those angles are closed forms; :func:`sweep
 them, with (optionally) the angles where two victims' distances come within the tie
 tolerance (the order changes, B6-B7) and where the centre line from the apex to a base
 starts or stops crossing a large piece (B3 option), and evaluates one direction inside
-each arc between them. The best aim of a breath (:func:`arbitre.rules.breath.best`)
-values those arcs.
+each arc between them. This is the one-dimensional family of placements with the apex
+in the aim direction (the outward radius); the best placement of a breath searches both
+degrees of freedom (:mod:`arbitre.cone_space`), which takes the apex-only events from
+here (:func:`_order_angles`, :func:`_blocking_angles`).
 
 **Bounded work.** A base can only be touched by aims within its *window*: the cone seen
 from the shooter's centre spans ``atan(half width / (radius + length))`` either side of
@@ -289,13 +291,17 @@ def _blocking_shapes(
     return circles, lines
 
 
-def _blocking_angles(table: Table, f: _Frame, windowed: bool) -> list[np.ndarray]:
+def _blocking_angles(
+    table: Table, f: _Frame, windowed: bool, reach: float | None = None
+) -> list[np.ndarray]:
     """Aims where the segment from the apex (on the circle of radius r around s) to a base
     centre (s + v) starts or stops crossing a large piece under the beam rule (G5): the
     line through the apex tangent to a corner's circle (or a round piece's) inflated by
     half the beam, or the apex itself crossing an inflated side or circle. Only pieces
     within reach of the cone matter (:func:`_blocking_shapes`); the tangents are found
-    for a batch of bases at a time."""
+    for a batch of bases at a time. With ``reach`` (mm) a tangent is kept only where it
+    touches the circle between the apex and the base's centre, and the base is within
+    ``reach`` plus its own reach of the apex (any axis: :mod:`arbitre.cone_space`)."""
     s, r, v = f.s, f.r, f.v
     if r <= 0 or len(v) == 0:
         return []
@@ -327,8 +333,25 @@ def _blocking_angles(table: Table, f: _Frame, windowed: bool) -> list[np.ndarray
             trig_roots_rows(trig_square(ce) - linear(rho[:, None] ** 2 * g2)),
             trig_roots_rows(linear(ce)),
         ):
+            if reach is not None:
+                angles = angles[_tangent_kept(f, q, angles, lo + rows // nq, rows % nq, reach)]
             out.append(angles[f.within(angles, lo + rows // nq)] if windowed else angles)
     return out
+
+
+def _tangent_kept(
+    f: _Frame, q: np.ndarray, angles: np.ndarray, base: np.ndarray, shape: np.ndarray, reach: float
+) -> np.ndarray:
+    """Which tangent aims matter for any axis: the nearest point of the line to the
+    circle's centre lies on the segment from the apex to the base (within 1e-3 of its
+    length past either end), and the base is within ``reach`` of the apex."""
+    ax, ay = f.r * np.cos(angles), f.r * np.sin(angles)
+    gx, gy = f.v[base, 0] - ax, f.v[base, 1] - ay
+    qx, qy = q[shape, 0] - ax, q[shape, 1] - ay
+    g2 = gx * gx + gy * gy
+    t = (qx * gx + qy * gy) / np.maximum(g2, 1e-300)
+    near = np.sqrt(g2) <= reach + f.reach[base] + 1e-6
+    return np.asarray((t >= -1e-3) & (t <= 1 + 1e-3) & near)
 
 
 def sweep(

@@ -3,9 +3,16 @@ their order by distance (B7), and the large terrain that shields a base (B3 opti
 directions where what a cone touches changes are :mod:`arbitre.cone_sweep`.
 
 **Placement (B1, B2).** The cone is an isosceles triangle 6 toises long with a far side 2
-toises wide (the scenario's ``toise``, in mm). Its apex touches the shooter's base: it is
-put on the base circle in the aim direction, so the axis runs from the shooter's centre
-through the apex; a shooter without a base (F8) has the apex at its centre.
+toises wide (the scenario's ``toise``, in mm). Its apex touches the shooter's base: two
+degrees of freedom, where the apex sits on the base circle (``apex``, degrees seen from
+the shooter's centre; by default the aim direction, so that the axis runs from the
+shooter's centre through the apex) and where the axis points (``angle``); a shooter
+without a base (F8) has the apex at its centre. *Decision* (B2, option
+``cone_over_base``, default false): the cone lies beside the base, not over it. Near the
+apex the cone is the wedge of half-angle ``atan(1/6)`` around the axis; its interior
+misses the disc exactly when both edges leave the apex on the outer side of the rim's
+tangent, i.e. when the axis is within ``90 - atan(1/6)`` (about 80.54) degrees of the
+outward radius at the apex (:func:`over_base_limit`, :func:`check_cone`).
 
 **Touching (B3).** *Decision*, with G4 in mind: a base is touched when its gap to the
 template is at most the scenario's contact tolerance (G4: a base merely in contact with
@@ -13,8 +20,11 @@ the template's edge counts, as a player cannot tell 0.3 mm of overlap from 0.3 m
 gap). ``strict=True`` asks for an overlap of positive area instead (gap < 0; a model
 without a base must then be strictly inside). The shooter is never touched by its own cone.
 
-**Order (B7).** The distance of a base is from the template's origin (the apex, or the
-blast's centre) to the nearest point of the base, 0 when the base covers the origin.
+**Order (B7).** *Decision* (seed: «le plus proche du tireur»): a cone's victims are
+ordered by their distance from the shooter, between the two bases' nearest points (as
+M6), option ``order_from``: ``base`` (default), ``centre`` (centre to centre) or
+``apex`` (from the apex to the nearest point of the base); a blast's from its centre to
+the nearest point of the base (:func:`order_distances`), 0 when the base covers it.
 Distances that differ by at most ``tie_tolerance`` are equal (G4: a measure on the table is
 no finer than the contact tolerance); chains of such distances form one tie group, whose
 order :func:`draw_order` draws at random with logged dice.
@@ -25,7 +35,7 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 import shapely
@@ -44,12 +54,15 @@ CONE_WIDTH_TOISES = 2.0
 
 @dataclass(frozen=True, slots=True)
 class Cone:
-    """The B1 cone: apex, aim (degrees counter-clockwise from +x), length and far side (mm)."""
+    """The B1 cone: apex, aim (degrees counter-clockwise from +x), length and far side (mm);
+    ``rim``: where the apex sits on the shooter's rim (degrees from its centre, B2) when
+    placed by :func:`place_cone`."""
 
     apex: Point
     angle: float
     length: float
     width: float
+    rim: float | None = None
 
     @property
     def origin(self) -> Point:
@@ -125,16 +138,74 @@ def cone_size(table: Table) -> tuple[float, float]:
     return CONE_LENGTH_TOISES * table.toise, CONE_WIDTH_TOISES * table.toise
 
 
-def place_cone(table: Table, shooter: str, angle: float) -> Cone:
-    """B1-B2: the cone aimed at ``angle`` degrees, its apex on the shooter's base circle."""
-    if not math.isfinite(angle):
-        raise RulesError(f"B2: the aim must be a finite angle in degrees, got {angle!r}")
+def half_angle(length: float, width: float) -> float:
+    """B1: the cone's half-angle at its apex (radians): atan(1/6) for 6 by 2 toises."""
+    return math.atan2(width / 2.0, length)
+
+
+def over_base_limit(length: float, width: float) -> float:
+    """B2 (``cone_over_base: false``): the largest angle (radians) between the axis and
+    the outward radius at the apex for which the cone's interior misses the shooter's
+    base: both edges must point outside the rim's tangent, 90 degrees minus the
+    half-angle."""
+    return math.pi / 2.0 - half_angle(length, width)
+
+
+def place_cone(table: Table, shooter: str, angle: float, apex: float | None = None) -> Cone:
+    """B1-B2: the cone aimed at ``angle`` degrees, its apex on the shooter's base circle at
+    ``apex`` degrees from its centre (default: ``angle``, the outward radius)."""
+    for what, value in (("aim", angle), ("apex", apex)):
+        if value is not None and not math.isfinite(value):
+            raise RulesError(f"B2: the {what} must be a finite angle in degrees, got {value!r}")
     model = table.model(shooter)
     length, width = cone_size(table)
-    a = math.radians(angle)
+    a = math.radians(angle if apex is None else apex)
     r = model.base.radius
-    apex = Point(model.at.x + r * math.cos(a), model.at.y + r * math.sin(a))
-    return Cone(apex, angle % 360.0, length, width)
+    at = Point(model.at.x + r * math.cos(a), model.at.y + r * math.sin(a))
+    rim = None if r <= 0 else math.degrees(a) % 360.0
+    return Cone(at, angle % 360.0, length, width, rim)
+
+
+#: Slack of the B2 checks of a cone given whole: 1e-7 degrees of aim past the limit.
+PLACEMENT_SLACK = math.radians(1e-7)
+
+
+def apex_angle(table: Table, shooter: str, cone: Cone) -> float:
+    """Where the apex of ``cone`` sits seen from the shooter's centre (degrees in [0, 360));
+    the aim direction when the apex is on the centre (a model without a base)."""
+    s = table.model(shooter).at
+    dx, dy = cone.apex.x - s.x, cone.apex.y - s.y
+    if math.hypot(dx, dy) <= EPS:
+        return cone.angle % 360.0
+    return math.degrees(math.atan2(dy, dx)) % 360.0
+
+
+def check_cone(table: Table, shooter: str, cone: Cone, *, over_base: bool = False) -> None:
+    """B2: refuse a cone whose apex does not touch the shooter's base (G4 contact) or,
+    unless ``over_base`` (option ``cone_over_base``), whose interior lies over that base."""
+    model = table.model(shooter)
+    s, r = model.at, model.base.radius
+    d = math.hypot(cone.apex.x - s.x, cone.apex.y - s.y)
+    if abs(d - r) > table.contact_tolerance + EPS:
+        u = table.unit
+        where = "its centre (it has no base, F8)" if r <= 0 else "its base"
+        raise RulesError(
+            f"B2: the cone's apex at ({u.from_mm(cone.apex.x):.4g}, {u.from_mm(cone.apex.y):.4g}) "
+            f"{u.name} is {u.length(abs(d - r))} from {where}: the apex must touch "
+            f"{shooter!r}'s base (G4 contact, {u.length(table.contact_tolerance)})"
+        )
+    if over_base or r <= 0:
+        return
+    theta = apex_angle(table, shooter, cone)
+    off = abs((cone.angle - theta + 180.0) % 360.0 - 180.0)
+    limit = math.degrees(over_base_limit(cone.length, cone.width))
+    if math.radians(off - limit) > PLACEMENT_SLACK:
+        raise RulesError(
+            f"B2: a cone aimed at {cone.angle:.6g} degrees with its apex at {theta:.6g} "
+            f"degrees on {shooter!r}'s rim lies over its base: the axis must be within "
+            f"{limit:.4g} degrees of the outward radius ({theta:.6g}), it is {off:.6g} away "
+            "(option cone_over_base: true allows it)"
+        )
 
 
 def aim_at(table: Table, shooter: str, target: str) -> float:
@@ -167,6 +238,31 @@ def is_touched(gap: np.ndarray, tolerance: float, strict: bool) -> np.ndarray:
     return np.asarray(gap < -EPS) if strict else sight.in_contact(gap, tolerance)
 
 
+OrderFrom = Literal["base", "centre", "apex"]
+
+
+def order_distances(
+    table: Table,
+    template: Template,
+    *,
+    shooter: str | None = None,
+    order_from: OrderFrom = "apex",
+) -> np.ndarray:
+    """B7: every model's distance (mm, table order) for the order of victims: from the
+    shooter's base to each base, nearest points (``base``, as M6), centre to centre
+    (``centre``), or from the template's origin (the apex, a blast's centre) to the
+    nearest point of each base (``apex``, and always for a blast); 0 when they overlap."""
+    xy, radii = centres(table)
+    if shooter is None or isinstance(template, Blast) or order_from == "apex":
+        o = template.origin
+        return np.asarray(np.maximum(0.0, np.hypot(xy[:, 0] - o.x, xy[:, 1] - o.y) - radii))
+    m = table.model(shooter)
+    d = np.hypot(xy[:, 0] - m.at.x, xy[:, 1] - m.at.y)
+    if order_from == "centre":
+        return np.asarray(d)
+    return np.asarray(np.maximum(0.0, d - radii - m.base.radius))
+
+
 def touched(
     table: Table,
     template: Template,
@@ -174,23 +270,47 @@ def touched(
     tolerance: float | None = None,
     strict: bool = False,
     exclude: Collection[str] = (),
+    shooter: str | None = None,
+    order_from: OrderFrom = "apex",
 ) -> tuple[Touch, ...]:
     """B3: the bases ``template`` touches (gap <= ``tolerance``, default the table's G4
     contact tolerance; with ``strict`` an overlap of positive area), nearest first (B7,
-    ties by id), models in ``exclude`` left out."""
+    by :func:`order_distances`; ties by id), models in ``exclude`` left out."""
     if not table.models:
         return ()
     tol = table.contact_tolerance if tolerance is None else tolerance
     xy, radii = centres(table)
     gap = template.signed_distance(xy) - radii
-    o = template.origin
-    dist = np.maximum(0.0, np.hypot(xy[:, 0] - o.x, xy[:, 1] - o.y) - radii)
+    dist = order_distances(table, template, shooter=shooter, order_from=order_from)
     found = [
         Touch(m.id, float(gap[i]), float(dist[i]))
         for i in np.flatnonzero(is_touched(gap, tol, strict))
         if (m := table.models[i]).id not in exclude
     ]
     return tuple(sorted(found, key=lambda t: (t.distance, t.model)))
+
+
+def template_slack(
+    table: Table,
+    template: Template,
+    *,
+    tolerance: float | None = None,
+    strict: bool = False,
+    exclude: Collection[str] = (),
+) -> tuple[float, str] | None:
+    """G8: the smallest slack (mm) of the B3 test over every base but ``exclude``: how far
+    its gap to the template is from the threshold (``tolerance``, default the G4 contact
+    tolerance; 0 with ``strict``), and whose base; None without models. Moving one base
+    by less than that never changes whether the template touches it."""
+    tol = table.contact_tolerance if tolerance is None else tolerance
+    if not table.models:
+        return None
+    xy, radii = centres(table)
+    slack = np.abs(template.signed_distance(xy) - radii - (0.0 if strict else tol))
+    for ident in exclude:
+        slack[table.model_index(ident)] = np.inf
+    k = int(np.argmin(slack))
+    return (float(slack[k]), table.models[k].id) if math.isfinite(slack[k]) else None
 
 
 def tie_groups(touches: Sequence[Touch], tolerance: float = 0.0) -> tuple[tuple[str, ...], ...]:
@@ -304,19 +424,26 @@ def check_blast(blast: Blast) -> None:
 __all__ = [
     "Blast",
     "Cone",
+    "OrderFrom",
     "Template",
     "Touch",
     "aim_at",
+    "apex_angle",
     "centres",
     "check_blast",
+    "check_cone",
     "cone_sd",
     "cone_size",
     "draw_order",
+    "half_angle",
     "is_touched",
+    "order_distances",
+    "over_base_limit",
     "place_cone",
     "shielded_at",
     "shielded_from",
     "shielded_many",
+    "template_slack",
     "terrain_arrays",
     "tie_groups",
     "touched",

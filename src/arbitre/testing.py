@@ -165,21 +165,79 @@ def _degenerate(
 
 
 def best_by_sampling(
-    table: Table, shooter: str, weapon: str | BreathWeapon | None, samples: int
-) -> tuple[float, Fraction]:
-    """The brute-force baseline of :func:`arbitre.rules.breath.best`: ``samples`` evenly
-    spaced aims, each ruled in full. Returns the best aim found and its value."""
+    table: Table,
+    shooter: str,
+    weapon: str | BreathWeapon | None,
+    samples: int,
+    axes: int | None = None,
+    *,
+    extra: int = 0,
+    seed: int = 0,
+) -> tuple[float, float, Fraction]:
+    """The brute-force baseline of :func:`arbitre.rules.breath.best` over both degrees of
+    freedom (B2): ``samples`` apexes evenly spaced on the rim times ``axes`` (default
+    ``samples``) axes evenly spaced in the allowed range (within 90 - atan(1/6) degrees
+    of the outward radius, or all round with ``cone_over_base``), plus ``extra`` seeded
+    random placements. Which bases each placement touches is computed for every
+    placement at once (numpy); each distinct outcome is then ruled in full
+    (:func:`arbitre.rules.breath.rule`). Returns the best apex and axis (degrees) and
+    its value."""
+    from arbitre import templates
     from arbitre.rules import breath
+    from arbitre.rules.options import read_options, shared_options
 
-    top: tuple[float, Fraction] | None = None
     bw = (
         weapon
         if isinstance(weapon, breath.BreathWeapon)
         else breath.breath_weapon(table, shooter, weapon)
     )
-    for angle in np.linspace(0.0, 360.0, samples, endpoint=False):
-        r = breath.rule(table, shooter, bw, breath.cone(table, shooter, angle=float(angle)))
-        if top is None or r.value > top[1]:
-            top = (float(angle), r.value)
+    opts = read_options(breath.BreathOptions, table.options)
+    model = table.model(shooter)
+    length, width = templates.cone_size(table)
+    r = model.base.radius
+    limit = math.pi if opts.cone_over_base or r <= 0 else templates.over_base_limit(length, width)
+    axes = samples if axes is None else axes
+    rng = np.random.default_rng(seed)
+    theta = np.linspace(0.0, 2 * math.pi, samples, endpoint=False)
+    phi = np.linspace(-limit, limit, axes + 2)[1:-1]
+    th, ph = (a.ravel() for a in np.meshgrid(theta, phi, indexing="ij"))
+    th = np.concatenate([th, rng.uniform(0, 2 * math.pi, extra)])
+    ph = np.concatenate([ph, rng.uniform(-limit, limit, extra)])
+    xy, radii = templates.centres(table)
+    me = table.model_index(shooter)
+    ax, ay = model.at.x + r * np.cos(th), model.at.y + r * np.sin(th)
+    psi = th + ph
+    wx, wy = xy[None, :, 0] - ax[:, None], xy[None, :, 1] - ay[:, None]
+    cu, su = np.cos(psi)[:, None], np.sin(psi)[:, None]
+    gap = templates.cone_sd(wx * cu + wy * su, -wx * su + wy * cu, length, width / 2.0)
+    hit = templates.is_touched(
+        gap - radii[None, :], table.contact_tolerance, opts.template_touch == "overlap"
+    )
+    hit[:, me] = False
+    keys = np.packbits(hit, axis=1)
+    if opts.template_blocked:
+        rows, cols = np.nonzero(hit)
+        flags = np.zeros_like(hit)
+        flags[rows, cols] = templates.shielded_at(
+            table, ax[rows], ay[rows], cols, grazing=shared_options(table).grazing_blocks
+        )
+        keys = np.hstack([keys, np.packbits(flags, axis=1)])
+    if opts.order_from == "apex" and bw.notation.nature == "impacting":
+        # the B7 order from the apex changes with it: the victims' order and tie links
+        dist = np.where(hit, np.maximum(0.0, np.hypot(wx, wy) - radii[None, :]), np.inf)
+        order = np.argsort(dist, axis=1, kind="stable")
+        srt = np.take_along_axis(dist, order, axis=1)
+        with np.errstate(invalid="ignore"):
+            close = srt[:, 1:] - srt[:, :-1] <= table.contact_tolerance + 1e-9
+        order = np.where(np.isfinite(srt), order, -1)
+        keys = np.hstack([keys, order.astype(np.int64).view(np.uint8), np.packbits(close, axis=1)])
+    _, first = np.unique(keys, axis=0, return_index=True)
+    top: tuple[float, float, Fraction] | None = None
+    for k in sorted(first.tolist()):
+        apex, angle = math.degrees(th[k]) % 360.0, math.degrees(psi[k]) % 360.0
+        cone = templates.place_cone(table, shooter, angle, apex)
+        value = breath.rule(table, shooter, bw, cone).value
+        if top is None or value > top[2]:
+            top = (apex, angle, value)
     assert top is not None
     return top

@@ -87,9 +87,10 @@ def _weapon_line(r: BreathRuling) -> str:
 def _template_line(unit: Unit, r: BreathRuling) -> str:
     t, u = r.template, unit
     if isinstance(t, Cone):
+        rim = "" if t.rim is None else f" at {t.rim:.4g} degrees on the rim"
         return (
             f"cone aimed at {t.angle:.4g} degrees, apex ({u.from_mm(t.apex.x):.4g}, "
-            f"{u.from_mm(t.apex.y):.4g}) {u.name}"
+            f"{u.from_mm(t.apex.y):.4g}) {u.name}{rim}"
         )
     return (
         f"blast at ({u.from_mm(t.centre.x):.4g}, {u.from_mm(t.centre.y):.4g}), "
@@ -169,6 +170,9 @@ def print_ruling(unit: Unit, r: BreathRuling) -> None:
         out.print(f"shielded by large terrain (B3): {esc(', '.join(r.shielded))}")
     what = "affected" if not rolled else "HP lost"
     out.print(f"expected {what}, enemies minus friends: [bold]{float(r.value):.4g}[/] ({r.value})")
+    if r.margin.mm is not None:
+        mark = " [bold red]close call[/]: measure with care" if r.margin.close else ""
+        out.print(f"margin {unit.length(r.margin.mm)} ({esc(r.margin.test)}, G8){mark}")
     for reason in r.reasons:
         out.print(f"  [dim]{esc(reason.rule):4}[/] {esc(reason.text)}")
 
@@ -212,9 +216,10 @@ def print_roll(roll: BreathRoll) -> None:
 def _aim_line(a: Aim) -> str:
     ties = [g for g in a.ties if len(g) > 1]
     extra = esc(f" (tied: {'; '.join(', '.join(g) for g in ties)})") if ties else ""
+    apex = "" if a.apex is None else f"apex at {a.apex:.4g} degrees on the rim, "
     return (
-        f"{a.angle:.4g} degrees (any aim from {a.start % 360:.4g} to "
-        f"{a.end % 360:.4g}, {a.width:.3g} degrees wide): value "
+        f"{apex}axis {a.angle:.4g} degrees (any axis from {a.start % 360:.4g} to "
+        f"{a.end % 360:.4g} there, {a.width:.3g} degrees wide): value "
         f"{float(a.value):.4g}; victims {esc(', '.join(a.victims) or 'none')}{extra}"
     )
 
@@ -226,7 +231,10 @@ def print_best(r: BreathRuling) -> None:
     if r.runner_up is not None:
         out.print(f"runner-up: {_aim_line(r.runner_up)}")
     if r.search is not None:
-        found = f"{r.search.critical} critical aims, {r.search.arcs} arcs"
+        found = (
+            f"{r.search.critical} critical apexes, {r.search.slices} slices, "
+            f"{r.search.arcs} cells of constant victims"
+        )
         out.print(f"[dim]searched exactly: {found}[/]")
 
 
@@ -247,6 +255,8 @@ def _ask(
             + (f" (got {', '.join(given)})" if given else "")
         )
     if blast is not None:
+        if "apex" in common:
+            raise RulesError("--apex places a cone's apex on the rim (B2); a blast has none")
         at, radius = _blast(blast)
         return ask_file(
             file, "blast", shooter=shooter, weapon=weapon, at=at, radius=radius, **common
@@ -290,11 +300,22 @@ TowardOpt = Annotated[
         rich_help_panel=AIM_PANEL,
     ),
 ]
+ApexOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--apex",
+        metavar="DEG",
+        help="Where the apex sits on the shooter's rim, degrees from its centre "
+        "(default: the aim direction); with --angle or --toward.",
+        rich_help_panel=AIM_PANEL,
+    ),
+]
 BestOpt = Annotated[
     bool,
     typer.Option(
         "--best",
-        help="Search every aim for the most HP lost by enemies minus friends.",
+        help="Search every placement (apex and axis) for the most HP lost by enemies "
+        "minus friends.",
         rich_help_panel=AIM_PANEL,
     ),
 ]
@@ -343,6 +364,7 @@ def breath(
     weapon: WeaponOpt = None,
     angle: AngleOpt = None,
     toward: TowardOpt = None,
+    apex: ApexOpt = None,
     best: BestOpt = False,
     blast: BlastOpt = None,
     roll: RollOpt = False,
@@ -367,7 +389,14 @@ def breath(
         weapon,
         {"angle": angle, "toward": toward, "best": best},
         blast,
-        {"seed": seed, "order": order, "rules": rules, "option": option, "max_bytes": max_bytes},
+        {
+            "seed": seed,
+            "order": order,
+            "rules": rules,
+            "option": option,
+            "max_bytes": max_bytes,
+            **({"apex": apex} if apex is not None else {}),
+        },
     )
     warn(table, quiet)
     ruling = answer.ruling

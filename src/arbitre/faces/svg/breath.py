@@ -87,7 +87,8 @@ def _template(table: Table, ruling: BreathRuling, u: float) -> list[Drawing]:
     t = ruling.template
     if isinstance(t, Cone):
         outline: tuple[Point, ...] = t.vertices
-        name = f"breath cone, aimed at {t.angle:.4g} degrees (B1-B2)"
+        rim = "" if t.rim is None else f", apex at {t.rim:.4g} degrees on the rim"
+        name = f"breath cone, aimed at {t.angle:.4g} degrees{rim} (B1-B2)"
     else:
         outline = circle_points(t.centre, t.radius, 96)
         name = "blast (B10)"

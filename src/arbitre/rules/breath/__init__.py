@@ -1,10 +1,12 @@
 """Breath weapons (B1-B10, seed 001): who a template touches and in what order, the exact
-odds of what each victim loses, a seeded and logged roll, and the best aim of a cone.
+odds of what each victim loses, a seeded and logged roll, and the best placement of a cone
+(apex on the rim and axis, B2).
 
 The ruleset answers two questions (:data:`RULESET`), through :func:`arbitre.rules.ask`:
 
-- ``breath`` (:class:`BreathRequest`): a cone aimed by an angle, toward a model, or at the
-  best aim; a :class:`BreathRuling`.
+- ``breath`` (:class:`BreathRequest`): a cone aimed by an angle or toward a model, its
+  apex anywhere on the shooter's rim (``apex``), or at the best placement; a
+  :class:`BreathRuling`.
 - ``blast`` (:class:`BlastRequest`): a B10 blast centred at a point; a :class:`BlastRuling`.
 
 Both may be rolled (``seed``); ``arbitre validate`` reports the breath notations of a table
@@ -14,7 +16,8 @@ that cannot be read (:func:`check`). The package is laid out by rule:
 - :mod:`~arbitre.rules.breath.victims`: B3 victims, B6 cover, B8 opponents, B9, the ruling;
 - :mod:`~arbitre.rules.breath.procedure`: B5-B8, the dice procedure and its exact laws;
 - :mod:`~arbitre.rules.breath.order`: B6-B8, the law of each model's place in a chain;
-- :mod:`~arbitre.rules.breath.aim`: B2 placing, and the best aim (B7 order in the search);
+- :mod:`~arbitre.rules.breath.aim`: B2 placing, and the best placement (exact, over apex
+  and axis: :mod:`arbitre.cone_space`);
 - :mod:`~arbitre.rules.breath.values`: options, requests, rulings and their JSON.
 """
 
@@ -77,7 +80,9 @@ def ask_breath(
         ruling = best(table, request.shooter, request.weapon, order=request.order, options=options)
     else:
         check_order(request.order)
-        template = cone(table, request.shooter, angle=request.angle, toward=request.toward)
+        template = cone(
+            table, request.shooter, angle=request.angle, toward=request.toward, apex=request.apex
+        )
         ruling = rule(
             table, request.shooter, request.weapon, template, order=request.order, options=options
         )

@@ -2,17 +2,19 @@
 in the report unit, and the best aim of a cone, searched exactly.
 
 The geometry (placing the cone on the shooter's base, B1-B2; the bases touched, B3; their
-order and ties, B7) is :mod:`arbitre.templates`, the sweep of every aim
-:mod:`arbitre.cone_sweep`; this module
-chooses the aim and values it.
+order and ties, B7) is :mod:`arbitre.templates`, the exact search of every placement
+(apex and axis) :mod:`arbitre.cone_space`; this module chooses the placement and values
+it.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 from fractions import Fraction
 
-from arbitre import cone_sweep, templates
+from arbitre import cone_space, templates
+from arbitre.errors import RulesError
 from arbitre.geometry import Point
 from arbitre.rules.breath.notation import BreathWeapon
 from arbitre.rules.breath.procedure import expected_value
@@ -24,14 +26,26 @@ from arbitre.templates import Blast, Cone
 
 
 def cone(
-    table: Table, shooter: str, *, angle: float | None = None, toward: str | None = None
+    table: Table,
+    shooter: str,
+    *,
+    angle: float | None = None,
+    toward: str | None = None,
+    apex: float | None = None,
 ) -> Cone:
-    """B1-B2: the cone aimed at ``angle`` degrees, or with its axis through ``toward``'s
-    centre."""
+    """B1-B2: the cone with its apex on the shooter's rim at ``apex`` degrees (default:
+    the aim direction) and its axis at ``angle`` degrees, or through ``toward``'s centre
+    (from the apex; with no ``apex``, the apex on the line from the shooter's centre)."""
     if toward is not None:
         angle = templates.aim_at(table, shooter, toward)
+        if apex is not None:
+            at = templates.place_cone(table, shooter, angle, apex).apex
+            b = table.model(toward).at
+            if math.hypot(b.x - at.x, b.y - at.y) <= 1e-9:
+                raise RulesError(f"B2: {toward!r} stands on the apex: no direction to it")
+            angle = math.degrees(math.atan2(b.y - at.y, b.x - at.x)) % 360.0
     assert angle is not None, "an angle or a model to aim at"
-    return templates.place_cone(table, shooter, angle)
+    return templates.place_cone(table, shooter, angle, apex)
 
 
 def blast(table: Table, at: tuple[float, float], radius: float) -> Blast:
@@ -50,70 +64,77 @@ def best(
     order: str | None = None,
     options: BreathOptions | None = None,
 ) -> BreathRuling:
-    """The aim of ``shooter``'s cone with the greatest expected HP lost by enemies minus HP
-    lost by friends (a state breath: enemies minus friends affected), searched exactly:
-    the ruling at that aim, with ``best``, ``runner_up`` and ``search`` set.
+    """The placement (apex on the rim, axis) of ``shooter``'s cone with the greatest
+    expected HP lost by enemies minus HP lost by friends (a state breath: enemies minus
+    friends affected), searched exactly over both degrees of freedom (B2): the ruling at
+    that placement, with ``best``, ``runner_up`` and ``search`` set.
 
-    The value only changes at the critical aims of :func:`~arbitre.cone_sweep.sweep`; one
-    aim inside each arc between them is evaluated, exactly (Fractions). Among equal values
-    the widest arc wins (the easiest to place by hand), its middle is the aim given. The
-    runner-up is the best arc whose victims differ.
+    The victims only change across the critical configurations of
+    :func:`~arbitre.cone_space.search` (a cone edge, its far side or a corner touching a
+    base, the domain's edge where the cone would lie over the base); one placement inside
+    each cell between them is evaluated, and each distinct outcome valued exactly
+    (Fractions). Among equal values the placement farthest from every B3 threshold wins
+    (the easiest to place by hand). The runner-up is the best placement whose victims
+    differ.
     """
     check_order(order)
     ctx = context(table, shooter, weapon, options, blast=False)
-    sw = cone_sweep.sweep(
+    space = cone_space.search(
         table,
         shooter,
         strict=ctx.strict,
+        over_base=ctx.opts.cone_over_base,
+        order_from=ctx.opts.order_from,
         ordered=ctx.nature == "impacting" and ctx.note.rolls,
         shield=ctx.opts.template_blocked,
         grazing=shared_options(table).grazing_blocks,
     )
-    aims = _valued(ctx, sw)
-
+    aims = _valued(ctx, space)
     top = max(aims, key=_rank)
     others = [a for a in aims if set(a.victims) != set(top.victims)]
     runner = max(others, key=_rank) if others else None
-    ruling = rule_in(ctx, templates.place_cone(table, shooter, top.angle), order)
+    ruling = rule_in(ctx, templates.place_cone(table, shooter, top.angle, top.apex), order)
     return replace(
         ruling,
         best=top,
         runner_up=runner,
-        search=AimSearch(critical=len(sw.critical), arcs=len(sw.arcs)),
+        search=AimSearch(critical=space.critical, arcs=space.cells, slices=space.slices),
     )
 
 
-def _valued(ctx: Context, sw: cone_sweep.Sweep) -> list[Aim]:
-    """Every arc of the sweep as an aim with its exact expected value (arcs with the same
-    victims in the same order are valued once)."""
+def _valued(ctx: Context, space: cone_space.Space) -> list[Aim]:
+    """Every outcome of the search as an aim with its exact expected value (outcomes with
+    the same victims in the same order are valued once)."""
     ctx.prepare_cover(
-        set(sw.candidates) | {o for m in sw.candidates for o in ctx.engaged.get(m, ())}
+        set(space.candidates) | {o for m in space.candidates for o in ctx.engaged.get(m, ())}
     )
     cache: dict[tuple[object, ...], Fraction] = {}
     aims = []
-    for arc in sw.arcs:
-        area = set(arc.victims) | set(arc.shielded)
-        key = (arc.ties, frozenset(area))
+    for p in space.placements:
+        area = set(p.victims) | set(p.shielded)
+        key = (p.ties, frozenset(area))
         if key not in cache:
-            cache[key] = expected_value(ctx.plan(arc.ties, area), ctx.sign)
+            cache[key] = expected_value(ctx.plan(p.ties, area), ctx.sign)
         aims.append(
             Aim(
-                angle=arc.middle,
-                start=arc.start,
-                end=arc.end,
+                angle=p.angle,
+                start=p.start,
+                end=p.end,
                 value=cache[key],
-                victims=arc.victims,
-                ties=arc.ties,
-                shielded=arc.shielded,
+                victims=p.victims,
+                ties=p.ties,
+                shielded=p.shielded,
+                apex=p.apex,
+                slack=p.slack,
             )
         )
     return aims
 
 
-def _rank(a: Aim) -> tuple[Fraction, float, float]:
-    """The best value first; among equals the widest arc, then the first counter-clockwise
-    from 0 degrees."""
-    return (a.value, a.end - a.start, -(a.start % 360.0))
+def _rank(a: Aim) -> tuple[Fraction, float, float, float]:
+    """The best value first; among equals the placement farthest from every threshold,
+    then the first apex and axis counter-clockwise from 0 degrees."""
+    return (a.value, a.slack, -(a.apex or 0.0), -(a.angle % 360.0))
 
 
 __all__ = ["best", "blast", "cone"]

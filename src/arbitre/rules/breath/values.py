@@ -38,13 +38,20 @@ from arbitre.templates import Cone, Template
 
 @dataclass(frozen=True, slots=True)
 class BreathOptions:
-    """Options of the B rules (RULES.md): B3 ``template_blocked``, B6 ``cover_effect``; the
-    B3 reading of "touched" ``template_touch``. The shared G5 ``grazing_blocks`` (B3
-    shielding) is read with :func:`~arbitre.rules.options.shared_options`."""
+    """Options of the B rules (RULES.md): B2 ``cone_over_base`` (may the cone lie over the
+    shooter's own base), B3 ``template_blocked``, B6 ``cover_effect``, B7 ``order_from``
+    (where victims' distances are measured from: the shooter's ``base`` edge, its
+    ``centre``, or the cone's ``apex``), B8 ``spill_to_shooter`` (the shooter in contact
+    with a victim is one of the opponents a spill can reach); the B3 reading of "touched"
+    ``template_touch``. The shared G5 ``grazing_blocks`` (B3 shielding) and G8
+    ``close_call`` are read with :func:`~arbitre.rules.options.shared_options`."""
 
     template_blocked: bool = False
     cover_effect: Literal["protection", "none"] = "protection"
     template_touch: Literal["contact", "overlap"] = "contact"
+    cone_over_base: bool = False
+    order_from: Literal["base", "centre", "apex"] = "base"
+    spill_to_shooter: bool = True
 
 
 # --- requests ----------------------------------------------------------------------------
@@ -59,12 +66,16 @@ def _check_seed(question: str, seed: int | None) -> None:
 class BreathRequest:
     """A cone (B1-B2) of ``shooter``'s breath ``weapon`` (its name, or a B4 notation;
     ``None``: its only breath weapon), aimed by exactly one of ``angle`` (degrees,
-    counter-clockwise from +x), ``toward`` (a model id) or ``best`` (the best aim, searched
-    exactly); rolled with ``seed`` when given; ``order`` is the order given with it (B9)."""
+    counter-clockwise from +x), ``toward`` (a model id: the axis through its centre) or
+    ``best`` (the best placement, searched exactly over apex and axis); ``apex`` is where
+    the apex sits on the shooter's rim (degrees counter-clockwise from +x, seen from its
+    centre; default: the aim direction, the outward radius); rolled with ``seed`` when
+    given; ``order`` is the order given with it (B9)."""
 
     shooter: str
     weapon: str | None = None
     angle: float | None = None
+    apex: float | None = None
     toward: str | None = None
     best: bool = False
     seed: int | None = None
@@ -89,6 +100,16 @@ class BreathRequest:
             if isinstance(self.angle, bool) or not isinstance(self.angle, (int, float)):
                 raise RulesError(f"breath: angle must be a number of degrees, got {self.angle!r}")
             object.__setattr__(self, "angle", float(self.angle))
+        if self.apex is not None:
+            if isinstance(self.apex, bool) or not isinstance(self.apex, (int, float)):
+                raise RulesError(f"breath: apex must be a number of degrees, got {self.apex!r}")
+            if not math.isfinite(self.apex):
+                raise RulesError(f"B2: the apex must be a finite angle in degrees, got {self.apex}")
+            if self.best:
+                raise RulesError(
+                    "breath: best searches the apex too; give apex with angle or toward"
+                )
+            object.__setattr__(self, "apex", float(self.apex))
         _check_seed("breath", self.seed)
 
 
@@ -253,7 +274,10 @@ class Victim:
 
 @dataclass(frozen=True, slots=True)
 class Aim:
-    """An arc of aims (degrees) with the same victims, and its expected value."""
+    """A placement found by the search (B2): the axis ``angle`` and the ``apex`` on the
+    rim (degrees), the axis range ``start`` to ``end`` with the same victims at that apex,
+    its expected value, victims (B7 order), ties and shielded, and ``slack``: how far
+    (mm) every base is from its B3 threshold there."""
 
     angle: float
     start: float
@@ -262,6 +286,8 @@ class Aim:
     victims: tuple[str, ...]
     ties: tuple[tuple[str, ...], ...]
     shielded: tuple[str, ...]
+    apex: float | None = None
+    slack: float = math.inf
 
     @property
     def width(self) -> float:
@@ -269,6 +295,7 @@ class Aim:
 
     def to_json(self) -> dict[str, Any]:
         return {
+            "apex": self.apex,
             "angle": self.angle,
             "from": self.start % 360.0,
             "to": self.end % 360.0,
@@ -282,13 +309,15 @@ class Aim:
 
 @dataclass(frozen=True, slots=True)
 class AimSearch:
-    """The size of an exact best-aim search: critical aims found, arcs valued."""
+    """The size of an exact best-placement search: critical apexes found, cells of
+    constant victims evaluated (``arcs``), slices of one apex between critical ones."""
 
     critical: int
     arcs: int
+    slices: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"critical": self.critical, "arcs": self.arcs}
+        return {"critical": self.critical, "arcs": self.arcs, "slices": self.slices}
 
 
 def template_json(unit: Unit | None, template: Template) -> dict[str, Any]:
@@ -298,6 +327,7 @@ def template_json(unit: Unit | None, template: Template) -> dict[str, Any]:
         return {
             "kind": "cone",
             "apex": point(unit, template.apex),
+            "rim": template.rim,
             "angle": template.angle,
             "length": length(unit, template.length),
             "width": length(unit, template.width),
@@ -398,6 +428,7 @@ _CONE = obj(
     {
         "kind": {"const": "cone"},
         "apex": POINT,
+        "rim": nullable(NUMBER),
         "angle": NUMBER,
         "length": LENGTH,
         "width": LENGTH,
@@ -427,6 +458,7 @@ _VICTIM = obj(
 )
 _AIM = obj(
     {
+        "apex": nullable(NUMBER),
         "angle": NUMBER,
         "from": NUMBER,
         "to": NUMBER,
@@ -470,7 +502,7 @@ def ruling_schema(template: dict[str, Any]) -> dict[str, Any]:
         "value": CHANCE,
         "best": nullable(_AIM),
         "runner_up": nullable(_AIM),
-        "search": nullable(obj({"critical": INT, "arcs": INT})),
+        "search": nullable(obj({"critical": INT, "arcs": INT, "slices": INT})),
         "roll": nullable(_ROLL),
     }
     return {"properties": props, "required": list(props)}

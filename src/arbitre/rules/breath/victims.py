@@ -11,17 +11,23 @@ breath, B6) and its B8 opponents, and every model its exact law of HP lost
 (option ``template_touch: overlap`` asks for an overlap of positive area); with
 ``template_blocked`` only large terrain shields a base, never other bases (B6 sends the
 missed dice on to the bases behind); B8 opponents are the models engaged with the victim
-either way (G2), outside the template, the shooter never; each engaged victim rolls its
-own B8 die, and an opponent picked twice is affected once (a breath affects a model at
-most once, as B3). A B10 blast is resolved like B5 and excepts nobody.
+either way (G2), outside the template, and (option ``spill_to_shooter``, default true)
+the shooter when engaged with the victim or, an adversary, in G4 contact with its base;
+each engaged victim rolls its own B8 die, and an opponent picked twice is affected once
+(a breath affects a model at most once, as B3). A B10 blast is resolved like B5 and
+excepts nobody.
 """
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Iterable, Sequence
 from fractions import Fraction
 
-from arbitre import templates
+import numpy as np
+
+from arbitre import sight, templates
 from arbitre.dice import MAX_CHAIN_DICE, Distribution
 from arbitre.errors import RulesError
 from arbitre.rules.breath.notation import BreathWeapon, Nature, breath_weapon
@@ -34,7 +40,7 @@ from arbitre.rules.breath.values import (
     Victim,
 )
 from arbitre.rules.options import read_options, shared_options
-from arbitre.rules.ruling import Reason
+from arbitre.rules.ruling import Margin, Reason
 from arbitre.rules.small_terrain import CoverBonus, cover_bonuses
 from arbitre.table import Model, Table
 from arbitre.templates import Blast, Cone, Template
@@ -99,10 +105,7 @@ class Context:
         self.covers: dict[str, CoverBonus] = {}
         self._protection: dict[str, int] = {}
         self._sign: dict[str, int] = {}
-        self.engaged = {
-            m: tuple(sorted(set(partners) - {shooter}))
-            for m, partners in table.engagements().items()
-        }
+        self.engaged = _opponents(table, shooter, opts.spill_to_shooter)
 
     @property
     def strict(self) -> bool:
@@ -158,6 +161,35 @@ class Context:
         )
 
 
+def shooter_contacts(table: Table, shooter: str) -> dict[str, float]:
+    """B8: the gap (mm) between the shooter's base and every other base within twice the
+    contact tolerance of it (the G4 test is gap <= tolerance)."""
+    xy, radii = templates.centres(table)
+    i = table.model_index(shooter)
+    gap = np.hypot(xy[:, 0] - xy[i, 0], xy[:, 1] - xy[i, 1]) - radii - radii[i]
+    near = np.flatnonzero(gap <= 2 * table.contact_tolerance + 1.0)
+    return {table.models[k].id: float(gap[k]) for k in near if k != i}
+
+
+def _opponents(table: Table, shooter: str, to_shooter: bool) -> dict[str, tuple[str, ...]]:
+    """B8: each model's opponents a spill may reach: the models engaged with it (G2); the
+    shooter only with ``spill_to_shooter``, when engaged with it or, an adversary (another
+    side), in G4 contact with its base (seed: «entre tous les adversaires au contact de
+    la cible initiale»)."""
+    out = {m: set(partners) - {shooter} for m, partners in table.engagements().items()}
+    if to_shooter:
+        side = table.model(shooter).side
+        for m in table.engagements().get(shooter, ()):
+            out[m].add(shooter)
+        for m, gap in shooter_contacts(table, shooter).items():
+            if table.model(m).side != side and bool(
+                sight.in_contact(np.array([gap]), table.contact_tolerance)[0]
+            ):
+                out[m].add(shooter)
+    order = {m.id: i for i, m in enumerate(table.models)}
+    return {m: tuple(sorted(v, key=order.__getitem__)) for m, v in out.items()}
+
+
 def context(
     table: Table,
     shooter: str,
@@ -178,7 +210,14 @@ def template_area(ctx: Context, template: Template) -> tuple[tuple[templates.Tou
     """B3: the touched bases not shielded (B3 option), and every touched base."""
     table = ctx.table
     exclude = (ctx.shooter,) if isinstance(template, Cone) else ()
-    touches = templates.touched(table, template, strict=ctx.strict, exclude=exclude)
+    touches = templates.touched(
+        table,
+        template,
+        strict=ctx.strict,
+        exclude=exclude,
+        shooter=ctx.shooter,
+        order_from=ctx.opts.order_from,
+    )
     area = {t.model for t in touches}
     if ctx.opts.template_blocked and touches:
         flags = templates.shielded_from(
@@ -210,6 +249,8 @@ def rule(
     if isinstance(template, Blast):
         templates.check_blast(template)
     ctx = context(table, shooter, weapon, options, blast=isinstance(template, Blast))
+    if isinstance(template, Cone):
+        templates.check_cone(table, shooter, template, over_base=ctx.opts.cone_over_base)
     return rule_in(ctx, template, order)
 
 
@@ -230,7 +271,44 @@ def rule_in(ctx: Context, template: Template, order: str | None) -> BreathRuling
         shielded=shielded,
         value=expected_value(plan, ctx.sign),
         reasons=tuple(_reasons(ctx, template, plan, victims, shielded, order)),
+        margin=margin(ctx, template, plan, touches),
     )
+
+
+def margin(
+    ctx: Context, template: Template, plan: Plan, touches: Sequence[templates.Touch]
+) -> Margin:
+    """G8: the smallest slack of the tests this ruling rests on: every base against the
+    template's edges (B3, ``template edge <id>``: its gap against the contact tolerance,
+    or 0 with ``template_touch: overlap``); for an impacting chain, each pair of
+    consecutive victims' B7 distances against the tie tolerance (``order <a>-<b>``, half
+    the slack: moving the shooter shifts both distances); with ``spill_to_shooter``, the
+    gap between the shooter and each enemy victim against the contact tolerance (B8,
+    ``contact <shooter>-<id>``). Not yet counted: the B3 shield test of
+    ``template_blocked`` (a centre line from the apex against large terrain) and the B6
+    cover of an impacting breath."""
+    table, tol = ctx.table, ctx.table.contact_tolerance
+    tests: list[tuple[float, str]] = []
+    exclude = (ctx.shooter,) if isinstance(template, Cone) else ()
+    edge = templates.template_slack(table, template, strict=ctx.strict, exclude=exclude)
+    if edge is not None:
+        tests.append((edge[0], f"template edge {edge[1]}"))
+    if plan.chained:
+        ordered = sorted(touches, key=lambda t: (t.distance, t.model))
+        for a, b in itertools.pairwise(ordered):
+            tests.append((abs(b.distance - a.distance - tol) / 2.0, f"order {a.model}-{b.model}"))
+    if ctx.opts.spill_to_shooter and isinstance(template, Cone):
+        side = table.model(ctx.shooter).side
+        engaged = set(table.engagements().get(ctx.shooter, ()))
+        xy, radii = templates.centres(table)
+        i = table.model_index(ctx.shooter)
+        for t in touches:
+            if t.model in engaged or table.model(t.model).side == side:
+                continue
+            k = table.model_index(t.model)
+            gap = math.hypot(*(xy[k] - xy[i])) - radii[k] - radii[i]
+            tests.append((abs(gap - tol), f"contact {ctx.shooter}-{t.model}"))
+    return Margin.smallest(tests, shared_options(table).close_call)
 
 
 def _victims(ctx: Context, plan: Plan, dist: dict[str, float]) -> tuple[Victim, ...]:
@@ -348,6 +426,8 @@ def _reasons(
         )
     out.append(Reason("B4", (s,), f"{ctx.weapon.name}: {ctx.note.describe()}"))
     out.extend(_dice_reasons(ctx, plan, victims))
+    if plan.chained and len(plan.victims) > 1:
+        out.append(Reason("B7", plan.victims, _order_text(ctx, template)))
     for g in plan.groups:
         if len(g) > 1:
             how = "drawn at random (logged dice)" if plan.chained else "irrelevant here"
@@ -355,17 +435,37 @@ def _reasons(
                 Reason("B7", g, f"{', '.join(g)} are at the same distance: their order is {how}")
             )
     for m, cands in plan.opponents:
+        mine = (
+            f" ({s}, the shooter, is in contact with {m}: spill_to_shooter)" if s in cands else ""
+        )
         out.append(
             Reason(
                 "B8",
                 (m, *cands),
                 f"{m} is engaged with {', '.join(cands)} outside "
-                "the template: 1d6, odd = one of them at random is affected too",
+                f"the template: 1d6, odd = one of them at random is affected too{mine}",
             )
         )
     if order is not None:
         out.append(Reason("B9", (s,), f"order {order!r} allowed (only Vae victis is barred)"))
     return out
+
+
+def _order_text(ctx: Context, template: Template) -> str:
+    """B7: where the victims' distances are measured from."""
+    s, tol = ctx.shooter, ctx.table.contact_tolerance
+    frm = ctx.opts.order_from if isinstance(template, Cone) else "apex"
+    how = {
+        "base": f"from {s}'s base to each base, nearest points",
+        "centre": f"from {s}'s centre to each base's centre",
+        "apex": "from the template's "
+        + ("apex" if isinstance(template, Cone) else "centre")
+        + " to the nearest point of each base",
+    }[frm]
+    return (
+        f"victims taken nearest first, distances {how} (order_from: {frm}); "
+        f"within {tol:g} mm of each other they are equal (G4)"
+    )
 
 
 def _template_reasons(ctx: Context, template: Template) -> list[Reason]:
@@ -380,7 +480,18 @@ def _template_reasons(ctx: Context, template: Template) -> list[Reason]:
             )
         ]
     baseless = ctx.table.model(s).base.radius <= 0
-    where = "at its centre" if baseless else "on its base, in the aim direction"
+    theta = templates.apex_angle(ctx.table, s, template)
+    where = (
+        "at its centre"
+        if baseless
+        else f"on its base at {theta:.4g} degrees from its centre"
+        + (" (the aim direction)" if abs((theta - template.angle + 180) % 360 - 180) < 1e-9 else "")
+    )
+    beside = (
+        ""
+        if baseless or ctx.opts.cone_over_base
+        else "; the cone lies beside the base, not over it"
+    )
     out = [
         Reason(
             "B1",
@@ -388,7 +499,7 @@ def _template_reasons(ctx: Context, template: Template) -> list[Reason]:
             f"cone {u.length(template.length)} long, far side "
             f"{u.length(template.width)} (6 x 2 toises)",
         ),
-        Reason("B2", (s,), f"aimed at {template.angle:.4g} degrees, apex {where}"),
+        Reason("B2", (s,), f"axis at {template.angle:.4g} degrees, apex {where}{beside}"),
     ]
     if baseless:
         out.append(Reason("F8", (s,), f"{s} has no base: its centre is used"))
@@ -431,4 +542,14 @@ def _dice_reasons(ctx: Context, plan: Plan, victims: Sequence[Victim]) -> list[R
     return out
 
 
-__all__ = ["Context", "check_order", "context", "rule", "rule_in", "stat", "template_area"]
+__all__ = [
+    "Context",
+    "check_order",
+    "context",
+    "margin",
+    "rule",
+    "rule_in",
+    "shooter_contacts",
+    "stat",
+    "template_area",
+]
