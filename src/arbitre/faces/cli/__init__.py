@@ -16,7 +16,7 @@ from typing import Annotated
 import typer
 
 from arbitre.errors import ArbitreError
-from arbitre.faces.cli import breath, darkage, imports, mordheim, places, table
+from arbitre.faces.cli import breath, darkage, imports, maps, mordheim, places, serve, table
 from arbitre.faces.cli.common import Command, Group
 
 app = typer.Typer(
@@ -28,7 +28,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-for _module in (table, mordheim, breath, darkage, places, imports):
+for _module in (table, mordheim, breath, darkage, places, serve, imports, maps):
     _module.register(app)
 for _info in app.registered_commands:  # every command's help without type placeholders
     if _info.cls is None or not issubclass(_info.cls, Command):

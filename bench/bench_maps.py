@@ -1,0 +1,96 @@
+"""Benchmark: exact sight maps (issue 14) against a per-point baseline.
+
+One model against 10 enemies on a seeded 1200 x 1200 mm table of 45 pieces (Frostgrave
+and Mordheim): the exact regions of every shooter, the whole map (their overlay into
+faces), and the 5 mm raster read from it. The baseline rules one ``los`` question per
+sample point (the model moved there, its 10 enemies asked at once); it runs on a random
+subsample of the raster's centres and its time is scaled to all of them (said in the
+output). Compilation is excluded: the kernels are warmed up first. Usage:
+``python bench/bench_maps.py [--seed 1] [--samples 20]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+
+os.environ.setdefault("ARBITRE_JIT", "always")
+
+import arbitre
+from arbitre import maps
+from arbitre.maps import pieces, regions
+from arbitre.table import Table
+from arbitre.testing import random_table
+
+
+def table_of(seed: int) -> Table:
+    return random_table(seed, models=20, terrain=45, width=1200.0, depth=1200.0)
+
+
+def best_of(repeats: int, fn: object) -> tuple[float, object]:
+    best, value = float("inf"), None
+    for _ in range(repeats):
+        pieces.pieces.cache_clear()  # the packing is part of the work
+        t0 = time.perf_counter()
+        value = fn()  # type: ignore[operator]
+        best = min(best, time.perf_counter() - t0)
+    return best, value
+
+
+def baseline(table: Table, rules: str, samples: int, seed: int) -> float:
+    """Seconds per point of one ``los`` question with the model moved there."""
+    rng = np.random.default_rng(seed)
+    s = pieces.subject(table, model="m0")
+    pairs = tuple((a, "m0") for a in s.shooters)
+    pts = rng.uniform(0.0, 1200.0, (samples, 2))
+    arbitre.ask(table.moved("m0", arbitre.Point(*pts[0])), "los", rules=rules, pairs=pairs)
+    t0 = time.perf_counter()
+    for x, y in pts:
+        moved = s.table.moved("m0", arbitre.Point(float(x), float(y)))
+        arbitre.ask(moved, "los", rules=rules, pairs=pairs)
+    return (time.perf_counter() - t0) / samples
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--samples", type=int, default=20)
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    table = table_of(args.seed)
+    cells = int(np.ceil(1200 / 5.0)) ** 2
+    print(f"table: {len(table.terrain)} pieces, {len(table.models)} models, 1200 x 1200 mm")
+    for rules in ("frostgrave", "mordheim"):
+        s = pieces.subject(table, model="m0")
+        opened = rules == "mordheim"
+
+        def exact(s: pieces.Subject = s, rules: str = rules, opened: bool = opened) -> object:
+            if rules == "frostgrave":
+                return [regions.frostgrave(s, a) for a in s.shooters]
+            return [regions.mordheim(s, a, windows_open=opened, pitch=5.0) for a in s.shooters]
+
+        t_regions, _ = best_of(args.repeats, exact)
+        t_map, m = best_of(1, lambda rules=rules: maps.sight_map(table, model="m0", rules=rules))
+        assert isinstance(m, maps.SightMap)
+        t_raster, _ = best_of(args.repeats, lambda m=m: maps.raster(m, 5.0))
+        per_point = baseline(table, rules, args.samples, args.seed)
+        base = per_point * cells
+        print(f"\n{rules}: {len(s.shooters)} enemies, {len(m.faces)} faces ({m.method})")
+        print(f"  exact regions of every shooter  {t_regions * 1e3:9.1f} ms")
+        print(f"  whole map (regions + overlay)   {t_map * 1e3:9.1f} ms")
+        print(f"  5 mm raster read from the map   {t_raster * 1e3:9.1f} ms ({cells} cells)")
+        print(
+            f"  baseline: one los per point     {per_point * 1e3:9.2f} ms a point "
+            f"({args.samples} sampled), x {cells} cells = {base:.1f} s"
+        )
+        print(
+            f"  ratio baseline / exact regions  {base / t_regions:9.0f}x;"
+            f" / map + raster {base / (t_map + t_raster):.0f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()

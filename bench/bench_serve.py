@@ -1,0 +1,149 @@
+"""Benchmark: the table page's WebSocket (``arbitre serve``), latency of a drag.
+
+A real uvicorn server on 127.0.0.1 (a thread of this process) and a WebSocket client
+(``websockets``) drive scripted drags on seeded random tables
+(:func:`arbitre.testing.random_table`) of 50 and 200 models: each ``move`` of one model
+along a path, while the page looks at a shooter, is timed from the message sent to the
+last of its replies received (the model moved and the view's rulings: JSON 2). Two views:
+the Frostgrave shooter's lines of sight (``los``) and the Mordheim targets panel
+(``targets``). The baseline is the bare ``/echo`` endpoint with a message of the same
+size: the cost of the socket alone. Targets: p95 < 30 ms at 50 models, < 60 ms at 200.
+
+Usage: ``python3 bench/bench_serve.py [--moves N] [--sizes 50 200]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import statistics
+import threading
+import time
+from typing import Any
+
+import uvicorn
+from websockets.sync.client import ClientConnection, connect
+
+from arbitre import scenario
+from arbitre.faces.web.app import create_app
+from arbitre.testing import random_table
+
+TARGET_P95_MS = {50: 30.0, 200: 60.0}
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _serve() -> tuple[uvicorn.Server, int]:
+    port = _free_port()
+    config = uvicorn.Config(
+        create_app(warm=True),
+        host="127.0.0.1",
+        port=port,
+        log_level="warning",
+        ws="websockets-sansio",
+    )
+    server = uvicorn.Server(config)
+    threading.Thread(target=server.run, daemon=True).start()
+    while not server.started:
+        time.sleep(0.02)
+    return server, port
+
+
+def _scenario(models: int, seed: int) -> dict[str, Any]:
+    """A random table with a Mordheim shooter (BS 4, a 24-inch bow) in every model."""
+    doc = scenario.dump(random_table(seed, models=models, terrain=max(8, models // 10)))
+    for m in doc["models"]:
+        m["stats"] = {"bs": 4}
+        m["weapons"] = [{"name": "Bow", "range": 24 * 25.4}]
+    return doc
+
+
+def _until_last(ws: ClientConnection) -> dict[str, Any]:
+    while True:
+        reply: dict[str, Any] = json.loads(ws.recv())
+        if reply.get("last"):
+            return reply
+
+
+def _drag(ws: ClientConnection, doc: dict[str, Any], moves: int) -> list[float]:
+    """Milliseconds from each move sent to its last reply, the moved model walking a
+    small circle (the shooter is the first model, the dragged one the second)."""
+    mover = doc["models"][1]
+    x0, y0 = mover["at"]
+    times = []
+    for k in range(moves):
+        x, y = x0 + 30 * (k % 7) / 7, y0 + 20 * ((k * 3) % 5) / 5
+        msg = json.dumps({"type": "move", "id": mover["id"], "x": x, "y": y, "seq": k})
+        start = time.perf_counter()
+        ws.send(msg)
+        last = _until_last(ws)
+        times.append((time.perf_counter() - start) * 1000)
+        if last["type"] == "error":
+            raise RuntimeError(last["message"])
+    return times
+
+
+def _echo(port: int, size: int, moves: int) -> list[float]:
+    body = json.dumps({"type": "move", "pad": "x" * max(0, size - 40)})
+    times = []
+    with connect(f"ws://127.0.0.1:{port}/echo", max_size=None) as ws:
+        for _ in range(moves):
+            start = time.perf_counter()
+            ws.send(body)
+            ws.recv()
+            times.append((time.perf_counter() - start) * 1000)
+    return times
+
+
+def _stats(times: list[float]) -> tuple[float, float]:
+    ordered = sorted(times)
+    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
+    return statistics.median(ordered), p95
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--moves", type=int, default=60)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200])
+    args = parser.parse_args()
+    server, port = _serve()
+    print(f"{'table':>10} {'view':>10} {'median ms':>10} {'p95 ms':>8} {'target':>7}  reply")
+    try:
+        for models in args.sizes:
+            doc = _scenario(models, seed=models)
+            with connect(f"ws://127.0.0.1:{port}/ws", max_size=None) as ws:
+                _until_last_subject(ws)
+                ws.send(json.dumps({"type": "open", "text": json.dumps(doc), "seq": -1}))
+                _until_last(ws)
+                for rules, question in (("frostgrave", "los"), ("mordheim", "targets")):
+                    shooter = doc["models"][0]["id"]
+                    view = {"type": "view", "rules": rules, "question": question}
+                    ws.send(json.dumps({**view, "shooter": shooter, "seq": -2}))
+                    reply = _until_last(ws)
+                    size = len(json.dumps(reply))
+                    _drag(ws, doc, 5)  # warm: the kernels compiled or chosen, caches filled
+                    median, p95 = _stats(_drag(ws, doc, args.moves))
+                    target = TARGET_P95_MS.get(models)
+                    ok = "" if target is None else ("ok" if p95 < target else "SLOW")
+                    print(
+                        f"{models:>4} models {question:>10} {median:>10.1f} {p95:>8.1f} "
+                        f"{target or '-':>7} {ok} ({size:,} bytes)"
+                    )
+                    e_median, e_p95 = _stats(_echo(port, size, args.moves))
+                    print(f"{'':>10} {'echo':>10} {e_median:>10.2f} {e_p95:>8.2f}")
+    finally:
+        server.should_exit = True
+
+
+def _until_last_subject(ws: ClientConnection) -> None:
+    """The first message of a session: its subject (no seq, no ``last``)."""
+    json.loads(ws.recv())
+
+
+if __name__ == "__main__":
+    main()

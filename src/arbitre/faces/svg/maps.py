@@ -1,0 +1,160 @@
+"""The picture of a sight map (a face: no rule here): its faces under the table.
+
+:func:`render_map` draws the table through :func:`arbitre.faces.svg.table.render_table`
+with an overlay for the legend, the reach and the best spot, and slips the map's faces
+in under the terrain: each face filled by how many enemies would see a model standing
+there (green: none), hatched where every enemy that sees it gives cover, outlined dashed
+where it was ruled cell by cell.
+"""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+
+from shapely.geometry.base import BaseGeometry
+
+from arbitre.faces.svg.draw import f as _f
+from arbitre.faces.svg.table import SCREEN_PX, Drawing, Overlay, render_table
+from arbitre.geometry import Point
+from arbitre.maps import SightMap
+
+SVG_NS = "http://www.w3.org/2000/svg"
+#: Fill by the number of enemies that see a place: none, one, two, three or more.
+SEEN = ("#2ca25f", "#fed976", "#fd8d3c", "#e31a1c")
+#: Opacity of the faces' fill.
+OPACITY = 0.5
+REACH, BEST = "#1f4fd8", "#111111"
+
+
+def _colour(seen: int) -> str:
+    return SEEN[min(seen, len(SEEN) - 1)]
+
+
+def _path(shape: BaseGeometry) -> str:
+    """An SVG path (y up to y down) of a polygon or multipolygon, holes included."""
+    out = []
+    for poly in getattr(shape, "geoms", [shape]):
+        if getattr(poly, "geom_type", "") != "Polygon" or poly.is_empty:
+            continue
+        for ring in (poly.exterior, *poly.interiors):
+            pts = [f"{_f(x)},{_f(-y)}" for x, y in ring.coords[:-1]]
+            if len(pts) >= 3:
+                out.append("M" + "L".join(pts) + "Z")
+    return "".join(out)
+
+
+def _legend(m: SightMap) -> tuple[tuple[str, str, str], ...]:
+    most = max((len(f.seen_by) for f in m.faces), default=0)
+    rows = [("swatch", _colour(0), "seen by no enemy")]
+    for k in range(1, min(most, len(SEEN) - 1) + 1):
+        more = "+" if k == len(SEEN) - 1 else ""
+        rows.append(("swatch", _colour(k), f"seen by {k}{more} {'enemy' if k == 1 else 'enemies'}"))
+    if any(f.least_cover for f in m.faces):
+        rows.append(("swatch", "url(#map-cover)", "cover from all who see it"))
+    if any(not f.exact for f in m.faces) or not m.per_point.is_empty:
+        rows.append(("dash", "#555555", "ruled cell by cell"))
+    if m.reach is not None:
+        rows.append(("line", REACH, f"reach {m.table.unit.length(m.reach.length)}"))
+        if m.reach.best is not None:
+            rows.append(("disc", BEST, "best spot and its path"))
+    return tuple(rows)
+
+
+def _overlay(m: SightMap) -> Overlay:
+    drawings: list[Drawing] = []
+    if m.reach is not None:
+        for poly in getattr(m.reach.region, "geoms", [m.reach.region]):
+            if getattr(poly, "geom_type", "") == "Polygon" and not poly.is_empty:
+                ring = tuple(Point(x, y) for x, y in poly.exterior.coords[:-1])
+                drawings.append(Drawing(ring, closed=True, stroke=REACH, width_px=2.0))
+        if m.reach.best is not None:
+            path = m.reach.path
+            drawings.append(Drawing(path, stroke=BEST, width_px=1.5, dashed=True))
+            drawings.append(
+                Drawing((m.reach.best,), stroke=BEST, fill=BEST, fill_opacity=1.0, label="best")
+            )
+    who = m.model if m.model != "(here)" else f"a {2 * m.radius:g} mm base of {m.side}"
+    return Overlay(
+        drawings=tuple(drawings),
+        legend=_legend(m),
+        title=f"Where {who} can stand",
+    )
+
+
+def render_map(m: SightMap, *, title: str | None = None) -> str:
+    """The SVG document of ``m``: the table, the faces under its terrain, the legend."""
+    text = render_table(
+        m.table, overlays=[_overlay(m)], title=title, centre_lines=False, shooter=None
+    )
+    ET.register_namespace("", SVG_NS)
+    root = ET.fromstring(text)
+    defs = root.find(f"{{{SVG_NS}}}defs")
+    u = max(m.table.width, m.table.depth) / SCREEN_PX
+    _hatch(defs if defs is not None else ET.SubElement(root, "defs"), u)
+    layer = ET.Element("g", {"class": "map-faces", "stroke": "none"})
+    _faces(layer, m, u)
+    children = list(root)
+    at = next((i + 1 for i, el in enumerate(children) if el.get("class") == "grid"), len(children))
+    root.insert(at, layer)
+    return ET.tostring(root, encoding="unicode")
+
+
+def _hatch(defs: ET.Element, u: float) -> None:
+    pattern = ET.SubElement(
+        defs,
+        "pattern",
+        {
+            "id": "map-cover",
+            "patternUnits": "userSpaceOnUse",
+            "width": _f(8 * u),
+            "height": _f(8 * u),
+            "patternTransform": "rotate(-45)",
+        },
+    )
+    ET.SubElement(
+        pattern,
+        "line",
+        {"x1": "0", "y1": "0", "x2": "0", "y2": _f(8 * u), "stroke": "#333", "stroke-width": _f(u)},
+    )
+
+
+def _faces(layer: ET.Element, m: SightMap, u: float) -> None:
+    cells: list[BaseGeometry] = []
+    for face in sorted(m.faces, key=lambda f: len(f.seen_by)):
+        d = _path(face.shape)
+        if not d:
+            continue
+        colour = _colour(len(face.seen_by))
+        attrs = {  # a thin edge of its own colour hides the seams between faces
+            "d": d,
+            "fill": colour,
+            "fill-opacity": _f(OPACITY),
+            "stroke": colour,
+            "stroke-opacity": _f(OPACITY),
+            "stroke-width": _f(0.6 * u),
+        }
+        el = ET.SubElement(layer, "path", attrs | {"fill-rule": "evenodd"})
+        names = ", ".join(f"{a} +{c}" if c else a for a, c in face.seen_by) or "no enemy"
+        ET.SubElement(el, "title").text = f"seen by {names}"
+        if face.least_cover:
+            ET.SubElement(
+                layer, "path", {"d": d, "fill": "url(#map-cover)", "fill-rule": "evenodd"}
+            )
+        if not face.exact:
+            cells.append(face.shape)
+    outlines: Sequence[BaseGeometry] = [*cells, m.per_point] if not m.per_point.is_empty else cells
+    for shape in outlines:
+        d = _path(shape)
+        if d:
+            ET.SubElement(
+                layer,
+                "path",
+                {
+                    "d": d,
+                    "fill": "none",
+                    "stroke": "#555555",
+                    "stroke-width": _f(1.2 * u),
+                    "stroke-dasharray": f"{_f(4 * u)} {_f(3 * u)}",
+                },
+            )

@@ -1,0 +1,235 @@
+"""The Starlette application of ``arbitre serve``: the page, its static files, the
+WebSocket of one page's session, a JSON POST endpoint for scripts, and a bare echo.
+
+Routes:
+
+- ``GET /`` the page; ``GET /static/...`` its own files only (Starlette's
+  :class:`~starlette.staticfiles.StaticFiles` refuses any path outside the folder);
+  ``GET /strings/{lang}.js`` the page's texts (English; a catalogue of another language
+  replaces it by name).
+- ``WS /ws`` a page's session (:mod:`arbitre.faces.web.session`): one JSON message in,
+  its replies out; a bad message gets an ``error`` reply, never a closed connection.
+- ``POST /api/ask`` ``{"scenario": text, "question", "rules", "options", "request"}``
+  answered with the JSON 2 envelope, exactly as ``arbitre QUESTION --json`` prints it.
+- ``POST /api/save`` ``{"scenario": text}``: the YAML the page would save.
+- ``GET /api/rulesets`` the registry: every ruleset, its questions and options.
+- ``WS /echo`` sends back what it gets (the benchmark's baseline).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import threading
+from collections.abc import AsyncIterator
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route, WebSocketRoute
+from starlette.staticfiles import StaticFiles
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from arbitre import backend, files
+from arbitre.errors import ArbitreError
+from arbitre.faces.web import protocol
+from arbitre.faces.web.protocol import MAX_MESSAGE, MessageError
+from arbitre.faces.web.saving import to_yaml
+from arbitre.faces.web.session import Session, open_file
+from arbitre.rules import RULESETS, ask
+from arbitre.rules.options import field_names
+from arbitre.table import Table
+
+log = logging.getLogger("arbitre.serve")
+
+STATIC = Path(str(resources.files("arbitre") / "faces" / "web" / "static"))
+#: Languages of the page's texts: ``strings.<lang>.js`` in the static folder.
+LANGS = ("en", "fr")
+
+
+class TooLarge(MessageError):
+    """A body longer than :data:`~arbitre.faces.web.protocol.MAX_MESSAGE`."""
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    """The JSON object of a POST body, read no further than the cap."""
+    size = int(request.headers.get("content-length") or 0)
+    if size > MAX_MESSAGE:
+        raise TooLarge(f"body of {size:,} bytes: at most {MAX_MESSAGE:,}")
+    chunks, total = [], 0
+    async for chunk in request.stream():
+        total += len(chunk)
+        if total > MAX_MESSAGE:
+            raise TooLarge(f"body over {MAX_MESSAGE:,} bytes")
+        chunks.append(chunk)
+    try:
+        doc = json.loads(b"".join(chunks) or b"null", parse_constant=protocol._no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise MessageError(f"body is not JSON: {str(exc)[:120]}") from None
+    if not isinstance(doc, dict):
+        raise MessageError("body must be a JSON object")
+    return doc
+
+
+def _scenario(doc: dict[str, Any]) -> Any:
+    body = doc.get("scenario")
+    if body is None:
+        return None
+    if not isinstance(body, str):
+        raise MessageError("scenario: the text of a scenario file (YAML or JSON)")
+    return files.load(body + "\n", source="scenario")  # always text, never a file name
+
+
+def _refused(exc: Exception) -> JSONResponse:
+    status = 413 if isinstance(exc, TooLarge) else 400
+    return JSONResponse(protocol.error(str(exc)), status_code=status)
+
+
+async def api_ask(request: Request) -> Response:
+    """The JSON 2 answer to one question about the scenario in the body."""
+    try:
+        doc = await _body(request)
+        subject = _scenario(doc)
+        question = protocol.required_text(doc, "question")
+        rules = protocol.text(doc, "rules")
+        options = protocol.mapping(doc, "options")
+        req = protocol.mapping(doc, "request")
+        answer = await run_in_threadpool(
+            lambda: ask(subject, question, rules=rules, options=options, **req)
+        )
+    except ArbitreError as exc:
+        return _refused(exc)
+    return JSONResponse(answer.to_json())
+
+
+async def api_save(request: Request) -> Response:
+    """The YAML of the scenario in the body, in its own unit."""
+    try:
+        subject = _scenario(await _body(request))
+        if not isinstance(subject, Table):
+            raise MessageError("save: a table scenario is needed")
+    except ArbitreError as exc:
+        return _refused(exc)
+    return Response(to_yaml(subject), media_type="application/yaml")
+
+
+async def api_rulesets(request: Request) -> Response:
+    return JSONResponse(
+        {
+            name: {
+                "title": r.title,
+                "aliases": list(r.aliases),
+                "options": list(field_names(r.options)),
+                "questions": {
+                    q.name: {
+                        "title": q.title,
+                        "subject": q.subject,
+                        "fields": list(field_names(q.request)),
+                    }
+                    for q in r.questions.values()
+                },
+            }
+            for name, r in RULESETS.items()
+        }
+    )
+
+
+async def page(request: Request) -> Response:
+    return FileResponse(STATIC / "index.html", media_type="text/html")
+
+
+async def strings(request: Request) -> Response:
+    lang = request.path_params["lang"]
+    if lang not in LANGS or not (STATIC / f"strings.{lang}.js").is_file():
+        lang = "en"
+    return FileResponse(STATIC / f"strings.{lang}.js", media_type="text/javascript")
+
+
+async def _send_all(ws: WebSocket, replies: list[dict[str, Any]]) -> None:
+    for reply in replies:
+        await ws.send_text(json.dumps(reply, allow_nan=False, default=str))
+
+
+def session_endpoint(start: str | None) -> Any:
+    """The WebSocket handler of a page: a session of its own, on the file ``start``."""
+
+    async def endpoint(ws: WebSocket) -> None:
+        await ws.accept()
+        try:
+            session: Session = await run_in_threadpool(open_file, start)
+        except ArbitreError as exc:
+            session = open_file(None)
+            await _send_all(ws, [protocol.error(str(exc))])
+        await _send_all(ws, [session.subject_message()])
+        try:
+            while True:
+                raw = await ws.receive()
+                if raw["type"] == "websocket.disconnect":
+                    return
+                data = raw.get("text")
+                if data is None:
+                    data = raw.get("bytes") or b""
+                seq = None
+                try:
+                    msg = protocol.parse(data)
+                    seq = msg.get("seq")
+                    replies = await run_in_threadpool(session.handle, msg)
+                except ArbitreError as exc:
+                    replies = [protocol.error(str(exc), seq=seq)]
+                except Exception as exc:  # a bug: said in the page, the page goes on
+                    log.exception("unexpected error")
+                    replies = [
+                        protocol.error(
+                            f"unexpected error ({type(exc).__name__}): please report it", seq=seq
+                        )
+                    ]
+                await _send_all(ws, replies)
+        except WebSocketDisconnect:
+            return
+
+    return endpoint
+
+
+async def echo(ws: WebSocket) -> None:
+    """Sends back every message: the latency of the socket alone."""
+    await ws.accept()
+    try:
+        while True:
+            await ws.send_text(await ws.receive_text())
+    except WebSocketDisconnect:
+        return
+
+
+@contextlib.asynccontextmanager
+async def _warm(app: Starlette) -> AsyncIterator[None]:
+    """Load the compiled sight kernels in the background as the server starts: a page
+    asks many small questions in a row, each faster compiled (the first start after the
+    kernels change compiles them, about a minute; questions meanwhile wait for it)."""
+    threading.Thread(target=backend.compiled, name="arbitre-kernels", daemon=True).start()
+    yield
+
+
+def create_app(path: str | None = None, *, warm: bool = False) -> Starlette:
+    """The application serving the page on the scenario ``path`` (the demo without one).
+    It writes no file, except ``path`` itself when the page saves to it. ``warm`` loads
+    the compiled kernels as it starts (``arbitre serve`` does; tests need not wait)."""
+    if path is not None:
+        files.load(path)  # a bad file is refused before the server starts
+    return Starlette(
+        lifespan=_warm if warm else None,
+        routes=[
+            Route("/", page),
+            Route("/strings/{lang}.js", strings),
+            Route("/api/ask", api_ask, methods=["POST"]),
+            Route("/api/save", api_save, methods=["POST"]),
+            Route("/api/rulesets", api_rulesets),
+            WebSocketRoute("/ws", session_endpoint(path)),
+            WebSocketRoute("/echo", echo),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ],
+    )

@@ -1,0 +1,128 @@
+"""The page's messages: bounded JSON objects with a ``type``, checked before any work.
+
+Every message the page sends over the WebSocket (and every body of the JSON POST
+endpoints) is read here: at most :data:`MAX_MESSAGE` bytes, a JSON object whose ``type``
+is one of :data:`TYPES`, numbers finite. Anything else is a :class:`MessageError`, which
+the server answers with an ``error`` message shown in the page; it never ends the
+connection.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from arbitre.errors import ArbitreError
+
+#: The largest message or POST body read, in bytes (a scenario upload included).
+MAX_MESSAGE = 2_000_000
+#: The largest scenario text accepted from the page (upload or paste), in bytes.
+MAX_UPLOAD = 2_000_000
+
+#: Message types the page may send.
+TYPES = frozenset(
+    {
+        "open",
+        "view",
+        "move",
+        "edit",
+        "undo",
+        "redo",
+        "measure",
+        "ask",
+        "svg",
+        "save",
+        "ping",
+    }
+)
+
+
+class MessageError(ArbitreError):
+    """A message the server cannot read: too long, not JSON, unknown type, bad field."""
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def parse(raw: str | bytes) -> dict[str, Any]:
+    """The message in ``raw``: a JSON object with a known ``type``, at most
+    :data:`MAX_MESSAGE` bytes; a :class:`MessageError` saying what is wrong otherwise."""
+    size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
+    if size > MAX_MESSAGE:
+        raise MessageError(f"message of {size:,} bytes: at most {MAX_MESSAGE:,}")
+    try:
+        doc = json.loads(raw, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        raise MessageError(f"message is not JSON: {str(exc)[:120]}") from None
+    if not isinstance(doc, dict):
+        raise MessageError(f"message must be a JSON object, got {type(doc).__name__}")
+    kind = doc.get("type")
+    if kind not in TYPES:
+        raise MessageError(
+            f"unknown message type {_short(kind)} (types: {', '.join(sorted(TYPES))})"
+        )
+    return doc
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number")
+
+
+def text(doc: Mapping[str, Any], key: str, *, default: str | None = None) -> str | None:
+    """Field ``key`` as a string (or ``default`` when missing or null)."""
+    value = doc.get(key)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise MessageError(f"{doc.get('type')}.{key}: expected text, got {_short(value)}")
+    if len(value) > 1000:
+        raise MessageError(f"{doc.get('type')}.{key}: text of {len(value)} characters")
+    return value
+
+
+def required_text(doc: Mapping[str, Any], key: str) -> str:
+    value = text(doc, key)
+    if value is None:
+        raise MessageError(f"{doc.get('type')}: missing field {key!r}")
+    return value
+
+
+def number(doc: Mapping[str, Any], key: str, *, default: float | None = None) -> float | None:
+    """Field ``key`` as a finite number (or ``default`` when missing or null)."""
+    value = doc.get(key)
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise MessageError(f"{doc.get('type')}.{key}: expected a number, got {_short(value)}")
+    if not math.isfinite(value) or abs(value) > 1e9:
+        raise MessageError(f"{doc.get('type')}.{key}: {value!r} is out of bounds")
+    return float(value)
+
+
+def required_number(doc: Mapping[str, Any], key: str) -> float:
+    value = number(doc, key)
+    if value is None:
+        raise MessageError(f"{doc.get('type')}: missing field {key!r}")
+    return value
+
+
+def mapping(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
+    """Field ``key`` as a JSON object (empty when missing or null)."""
+    value = doc.get(key)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise MessageError(f"{doc.get('type')}.{key}: expected an object, got {_short(value)}")
+    return value
+
+
+def error(message: str, *, seq: object = None) -> dict[str, Any]:
+    """The message the page shows for an error: one line, bounded."""
+    line = " ".join(message.split())
+    if len(line) > 600:
+        line = line[:597] + "..."
+    return {"type": "error", "message": line, "seq": seq, "last": True}

@@ -1,0 +1,410 @@
+"""One page's state: the table (or map of places) on screen, what is being looked at, and
+the undo history; every message of :mod:`arbitre.faces.web.protocol` handled here.
+
+The session asks the registry (:func:`arbitre.rules.ask`) exactly as the command line
+does and sends the JSON 2 envelope to the page, which only draws it: no rule lives here
+or in the page. A move dropped near a piece, window or base snaps to contact first
+(:mod:`arbitre.faces.web.snap`, G4).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from arbitre import DEMO_SCENARIO, files, sanity
+from arbitre.errors import ArbitreError
+from arbitre.faces.svg.draw import path as svg_path
+from arbitre.faces.svg.draw import side_colours
+from arbitre.faces.web import edits, snap
+from arbitre.faces.web.protocol import (
+    MAX_UPLOAD,
+    MessageError,
+    mapping,
+    number,
+    required_number,
+    required_text,
+    text,
+)
+from arbitre.faces.web.saving import to_yaml
+from arbitre.geometry import Point, WallFootprint
+from arbitre.places import PlaceMap
+from arbitre.rules import RULESETS, ask, ruleset_for
+from arbitre.rules.options import field_names
+from arbitre.table import Table
+
+Subject = Table | PlaceMap
+
+#: Undo steps kept.
+HISTORY = 200
+#: The fields of a request that name the model a view is about, in order of preference.
+WHO = ("shooter", "unit", "model")
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What the page looks at: ``question`` asked of ``shooter`` under ``rules`` (the
+    subject's when ``None``), with a breath ``weapon``, its aim ``angle`` and ``apex``
+    (degrees; B2) or the ``best`` aim, and ``options`` over the subject's."""
+
+    question: str | None = None
+    rules: str | None = None
+    shooter: str | None = None
+    weapon: str | None = None
+    angle: float | None = None
+    apex: float | None = None
+    best: bool = False
+    options: tuple[tuple[str, Any], ...] = ()
+
+
+@dataclass
+class Session:
+    """The state of one page (a WebSocket connection): mutable, it changes with each
+    message; the subject itself is a frozen value replaced on each change."""
+
+    subject: Subject
+    path: Path | None = None
+    view: View = field(default_factory=View)
+    undo: list[Subject] = field(default_factory=list)
+    redo: list[Subject] = field(default_factory=list)
+    dragging: bool = False
+
+    # -- messages ------------------------------------------------------------------------
+
+    def handle(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The replies to one parsed message (in order); an :class:`ArbitreError` when
+        it cannot be done (the caller turns it into an ``error`` message)."""
+        kind = msg["type"]
+        seq = msg.get("seq")
+        start = time.perf_counter()
+        replies: list[dict[str, Any]] = getattr(self, f"_on_{kind}")(msg)
+        ms = (time.perf_counter() - start) * 1000
+        for reply in replies:
+            reply.setdefault("seq", seq)
+            reply.setdefault("ms", round(ms, 2))
+        replies[-1]["last"] = True  # the page and the benchmark know the answer is whole
+        return replies
+
+    def _on_ping(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return [{"type": "pong"}]
+
+    def _on_open(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        if msg.get("demo"):
+            subject = files.load(DEMO_SCENARIO)
+        elif isinstance(msg.get("new"), dict):
+            new = msg["new"]
+            unit = text(new, "unit", default="in") or "in"
+            if unit not in ("in", "cm", "mm"):
+                raise MessageError(f"open.new.unit: in, cm or mm, got {unit!r}")
+            size = number(new, "width", default=914.4) or 914.4
+            subject = edits.blank(size, number(new, "depth", default=size) or size, unit)
+        else:
+            body = msg.get("text")
+            if not isinstance(body, str):
+                raise MessageError("open: needs demo, new or the text of a scenario")
+            if len(body.encode("utf-8")) > MAX_UPLOAD:
+                raise MessageError(f"open: scenario of over {MAX_UPLOAD:,} bytes")
+            name = text(msg, "name", default="upload") or "upload"
+            # a trailing newline: the text is always read as text, never as a file name
+            subject = files.load(body + "\n", source=name)
+        self.subject = subject
+        self.undo.clear()
+        self.redo.clear()
+        self.view = View()
+        return [self.subject_message()]
+
+    def _on_view(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        best = msg.get("best", False)
+        if not isinstance(best, bool):
+            raise MessageError(f"view.best: true or false, got {best!r}")
+        options = mapping(msg, "options")
+        self.view = View(
+            question=text(msg, "question"),
+            rules=text(msg, "rules"),
+            shooter=text(msg, "shooter"),
+            weapon=text(msg, "weapon"),
+            angle=number(msg, "angle"),
+            apex=number(msg, "apex"),
+            best=best,
+            options=tuple(sorted(options.items())),
+        )
+        return self._answer()
+
+    def _on_move(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        table = self._table("move")
+        ident = required_text(msg, "id")
+        at = Point(required_number(msg, "x"), required_number(msg, "y"))
+        drop = bool(msg.get("drop", False))
+        if not self.dragging:
+            self._push()
+        self.dragging = not drop
+        snapped = snap.snap(table, ident, at) if drop and msg.get("snap", True) else None
+        if snapped is not None:
+            at = snapped.at
+        self.subject = table.moved(ident, at)
+        moved = {
+            "type": "moved",
+            "id": ident,
+            "x": at.x,
+            "y": at.y,
+            "snap": None if snapped is None else snapped.to_json(),
+        }
+        if drop:
+            moved["warnings"] = self._warnings()
+        return [moved, *self._answer()]
+
+    def _on_edit(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        table = self._table("edit")
+        changed = edits.apply(table, msg)
+        self._push()
+        self.subject = changed
+        if self.view.shooter is not None and self.view.shooter not in changed:
+            self.view = replace(self.view, shooter=None)
+        return [self.subject_message(), *self._answer()]
+
+    def _on_undo(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return self._step(self.undo, self.redo)
+
+    def _on_redo(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        return self._step(self.redo, self.undo)
+
+    def _on_measure(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        table = self._table("measure")
+        a, b = required_text(msg, "a"), required_text(msg, "b")
+        ma, mb = table.model(a), table.model(b)
+        centre = ma.at.distance(mb.at)
+        edge = centre - ma.base.radius - mb.base.radius
+        u = table.unit
+        return [
+            {
+                "type": "measure",
+                "a": a,
+                "b": b,
+                "centre_mm": centre,
+                "edge_mm": edge,
+                "centre": u.length(centre),
+                "edge": u.length(edge),
+            }
+        ]
+
+    def _on_ask(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        question = required_text(msg, "question")
+        request = mapping(msg, "request")
+        answer = ask(
+            self.subject,
+            question,
+            rules=text(msg, "rules") or self.view.rules,
+            options=dict(self.view.options),
+            **request,
+        )
+        return [{"type": "answer", "role": "asked", "answer": answer.to_json()}]
+
+    def _on_svg(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        from arbitre.faces.svg.overlays import overlays
+        from arbitre.faces.svg.places import render_places
+        from arbitre.faces.svg.table import render_table
+
+        if isinstance(self.subject, PlaceMap):
+            return [{"type": "svg", "svg": render_places(self.subject)}]
+        v, table, opts = self.view, self.subject, dict(self.view.options)
+        if v.shooter is None:
+            return [{"type": "svg", "svg": render_table(table)}]
+        answer = ask(table, "los", rules=v.rules, options=opts, shooter=v.shooter)
+        ruleset = RULESETS[answer.rules]
+        svg = render_table(
+            table,
+            rulings=answer.rulings,
+            shooter=v.shooter,
+            overlays=overlays(table, ruleset.name, v.shooter, options=opts),
+            centre_lines=ruleset.sight != "S3",
+        )
+        return [{"type": "svg", "svg": svg}]
+
+    def _on_save(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        table = self._table("save")
+        body = to_yaml(table)
+        written = None
+        if msg.get("to_file"):
+            if self.path is None:
+                raise MessageError("save: no file was opened from the command line")
+            self.path.write_text(body, encoding="utf-8")
+            written = str(self.path)
+        name = (self.path.name if self.path else "table.yaml") or "table.yaml"
+        return [{"type": "saved", "yaml": body, "name": name, "written": written}]
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _table(self, what: str) -> Table:
+        if not isinstance(self.subject, Table):
+            raise MessageError(f"{what}: a map of places has no table to {what} on")
+        return self.subject
+
+    def _push(self) -> None:
+        self.undo.append(self.subject)
+        del self.undo[:-HISTORY]
+        self.redo.clear()
+
+    def _step(self, source: list[Subject], target: list[Subject]) -> list[dict[str, Any]]:
+        if not source:
+            key = "nothing_to_undo" if source is self.undo else "nothing_to_redo"
+            return [{"type": "info", "key": key, "message": key.replace("_", " ")}]
+        target.append(self.subject)
+        self.subject = source.pop()
+        self.dragging = False
+        if self.view.shooter is not None and self.view.shooter not in self._ids():
+            self.view = replace(self.view, shooter=None)
+        return [self.subject_message(), *self._answer()]
+
+    def _ids(self) -> set[str]:
+        if isinstance(self.subject, PlaceMap):
+            return {u.id for u in self.subject.units}
+        return {m.id for m in self.subject.models}
+
+    def _warnings(self) -> list[str]:
+        if not isinstance(self.subject, Table):
+            return []
+        return [str(c) for c in sanity.warnings(self.subject)][:50]
+
+    def request(self) -> dict[str, Any] | None:
+        """The request fields of the view's question (``None``: nothing to ask yet)."""
+        v = self.view
+        if v.question is None or v.shooter is None:
+            return None
+        ruleset = ruleset_for(self.subject, v.question, v.rules)
+        fields = field_names(ruleset.questions[v.question].request)
+        who = next((f for f in WHO if f in fields), None)
+        if who is None:
+            raise MessageError(f"view: {v.question!r} is not asked of one model")
+        req: dict[str, Any] = {who: v.shooter}
+        if "weapon" in fields and v.weapon:
+            req["weapon"] = v.weapon
+        if "best" in fields and v.best:
+            req["best"] = True
+        elif "angle" in fields:
+            req["angle"] = v.angle if v.angle is not None else self._facing(v.shooter)
+        if "apex" in fields and v.apex is not None and not req.get("best"):
+            req["apex"] = v.apex  # B2: where the apex sits on the rim (best searches it)
+        return req
+
+    def _facing(self, ident: str) -> float:
+        """A first aim for a template: from the model towards the table's centre."""
+        table = self._table("aim")
+        at = table.model(ident).at
+        return math.degrees(math.atan2(table.depth / 2 - at.y, table.width / 2 - at.x))
+
+    def _answer(self) -> list[dict[str, Any]]:
+        req = self.request()
+        if req is None:
+            return [{"type": "answer", "role": "view", "answer": None}]
+        v = self.view
+        answer = ask(self.subject, v.question or "", rules=v.rules, options=dict(v.options), **req)
+        return [{"type": "answer", "role": "view", "answer": answer.to_json(), "request": req}]
+
+    # -- the subject, for drawing -------------------------------------------------------
+
+    def subject_message(self) -> dict[str, Any]:
+        """What the page draws: the pieces as SVG paths (y flipped, mm) and the models,
+        the questions every ruleset answers about this kind of subject, the warnings."""
+        s = self.subject
+        kind = "places" if isinstance(s, PlaceMap) else "table"
+        questions = [
+            {
+                "rules": r.name,
+                "title": r.title,
+                "question": q.name,
+                "question_title": q.title,
+                "fields": list(field_names(q.request)),
+                "required": _required(q.request),
+            }
+            for r in RULESETS.values()
+            for q in r.questions.values()
+            if q.subject == kind
+        ]
+        base: dict[str, Any] = {
+            "type": "subject",
+            "kind": kind,
+            "name": s.name,
+            "rules": s.rules,
+            "questions": questions,
+            "can_undo": bool(self.undo),
+            "can_redo": bool(self.redo),
+            "file": str(self.path) if self.path else None,
+        }
+        if isinstance(s, PlaceMap):
+            from arbitre.faces.svg.places import render_places
+
+            base["svg"] = render_places(s)
+            base["units"] = [dataclasses.asdict(u) for u in s.units]
+            return base
+        colours = side_colours(s.sides())
+        base.update(
+            width=s.width,
+            depth=s.depth,
+            unit=s.unit.name,
+            unit_mm=s.unit.mm,
+            contact_tolerance=s.contact_tolerance,
+            sides={side: colours[side] for side in s.sides()},
+            terrain=[_piece(t) for t in s.terrain],
+            models=[_model(m) for m in s.models],
+            warnings=self._warnings(),
+        )
+        return base
+
+
+def _required(request: type[Any]) -> list[str]:
+    """The fields a request cannot go without."""
+    return [
+        f.name
+        for f in dataclasses.fields(request)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+
+
+def _piece(t: Any) -> dict[str, Any]:
+    fp = t.footprint
+    shape = fp.shape()
+    windows = []
+    if isinstance(fp, WallFootprint):
+        windows = [svg_path(fp.window_slice(w)) for w in fp.windows]
+    c = shape.representative_point()
+    return {
+        "id": t.id,
+        "name": t.name,
+        "sight": t.sight,
+        "size": t.size,
+        "d": svg_path(shape),
+        "windows": windows,
+        "label": [c.x, c.y],
+        "kind": type(fp).__name__.removesuffix("Footprint").lower(),
+    }
+
+
+def _model(m: Any) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "name": m.name,
+        "side": m.side,
+        "x": m.at.x,
+        "y": m.at.y,
+        "r": m.base.radius,
+        "size": m.size,
+        "stats": dict(m.stats),
+        "weapons": [{"name": w.name, "range": w.range, "breath": w.breath} for w in m.weapons],
+    }
+
+
+def open_file(path: str | None) -> Session:
+    """The session of the file given on the command line (the demo without one)."""
+    if path is None:
+        return Session(files.load(DEMO_SCENARIO))
+    return Session(files.load(path), path=Path(path))
+
+
+def error_text(exc: ArbitreError) -> str:
+    """An error for the page: its message, the path of the first problems kept."""
+    return str(exc)

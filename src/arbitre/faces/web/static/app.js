@@ -1,0 +1,389 @@
+// The table page: draws what the server sends and sends what the player does.
+// No rule lives here: every ruling comes from the engine (JSON 2), this only draws it.
+import { h, fmt, setTexts } from "./dom.js";
+import { drawSubject, drawAnswer, toTable, drawDraft, drawRuler, flash } from "./draw.js";
+import { showAnswer, setPanelTexts } from "./panel.js";
+
+const lang = new URLSearchParams(location.search).get("lang") || "en";
+const T = (await import(`/strings/${encodeURIComponent(lang)}.js`)).default;
+setTexts(T);
+setPanelTexts(T);
+
+const S = {
+  subject: null,
+  view: { question: null, rules: null, shooter: null, weapon: null, angle: null, apex: null, best: false },
+  answer: null,
+  tool: "play",
+  selected: null,
+  ruler: [],
+  draft: [],
+  seq: 0,
+  inflight: null,
+  pending: null,
+  frame: false,
+};
+window.arbitre = S; // for tests and the curious
+
+const $ = (id) => document.getElementById(id);
+const board = $("board");
+
+// -- the connection -----------------------------------------------------------------------
+const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+status(T.connecting);
+function send(msg) {
+  msg.seq = ++S.seq;
+  $("ms").textContent = T.working;
+  ws.send(JSON.stringify(msg));
+  return msg.seq;
+}
+ws.onclose = () => status(T.disconnected, "error");
+ws.onmessage = (event) => {
+  let msg;
+  try { msg = JSON.parse(event.data); } catch { return status(T.bad_reply, "error"); }
+  if (msg.seq != null && msg.seq === S.inflight) { S.inflight = null; flushSoon(); }
+  if (msg.ms != null) $("ms").textContent = fmt(T.ms, { ms: msg.ms });
+  const on = handlers[msg.type];
+  if (on) on(msg);
+};
+const handlers = {
+  subject(msg) {
+    S.subject = msg;
+    if (S.view.shooter && !modelOf(S.view.shooter) && !(msg.units || []).some((u) => u.id === S.view.shooter)) S.view.shooter = null;
+    fillRules();
+    render();
+    status(msg.name || "", "ok");
+  },
+  moved(msg) {
+    const m = modelOf(msg.id);
+    if (m) { m.x = msg.x; m.y = msg.y; }
+    if (msg.warnings) S.subject.warnings = msg.warnings;
+    if (msg.snap) {
+      const text = msg.snap.window != null ? fmt(T.snapped_window, { id: msg.id, to: msg.snap.to, window: msg.snap.window }) : fmt(T.snapped, { id: msg.id, to: msg.snap.to });
+      status(text, "ok");
+      flash(board, S.subject, msg.id);
+    }
+    drawSubject(board, S.subject, S.view, S.selected);
+    renderWarnings();
+  },
+  answer(msg) {
+    if (msg.role === "asked") return asked(msg.answer);
+    S.answer = msg.answer;
+    if (msg.request && msg.request.best && S.answer) {
+      const r = S.answer.rulings[0];
+      if (r.template) S.view.angle = r.template.angle;
+      if (r.best && r.best.apex != null) S.view.apex = r.best.apex;
+      S.view.best = false;
+    }
+    drawAnswer(board, S.subject, S.answer, drawView());
+    showAnswer($("panel"), S, { shoot, best });
+  },
+  measure(msg) {
+    drawRuler(board, S.subject, msg);
+    status(fmt(T.ruler, msg), "ok");
+  },
+  svg(msg) { download(msg.svg, "table.svg", "image/svg+xml"); },
+  saved(msg) {
+    download(msg.yaml, msg.name, "application/yaml");
+    status(msg.written ? fmt(T.written, { file: msg.written }) : fmt(T.saved, { name: msg.name }), "ok");
+  },
+  error(msg) { status(`${T.error}: ${msg.message}`, "error"); },
+  info(msg) { status(T[msg.key] || msg.message); },
+  pong() {},
+};
+
+function status(text, kind = "") {
+  const el = $("status");
+  el.textContent = text;
+  el.className = kind;
+}
+
+function download(text, name, type) {
+  const a = h("a", { href: URL.createObjectURL(new Blob([text], { type })), download: name });
+  document.body.append(a);
+  a.click();
+  a.remove();
+}
+
+// -- the view: ruleset, question, shooter --------------------------------------------------
+// the questions a click on one model asks: those that need nothing but that model
+// (others, as a shot at a target, are asked by buttons)
+const WHO = ["shooter", "unit"];
+function liveQuestions() {
+  return (S.subject.questions || []).filter((q) => q.required.every((f) => WHO.includes(f)) && q.fields.some((f) => WHO.includes(f)));
+}
+function fillRules() {
+  const qs = liveQuestions();
+  const names = [...new Set(qs.map((q) => q.rules))];
+  const rules = names.includes(S.view.rules) ? S.view.rules : names.includes(S.subject.rules) ? S.subject.rules : names[0];
+  $("rules").replaceChildren(...names.map((n) => h("option", { value: n, selected: n === rules }, n)));
+  S.view.rules = rules;
+  fillQuestions();
+}
+function fillQuestions() {
+  const qs = liveQuestions().filter((q) => q.rules === S.view.rules);
+  const keep = qs.some((q) => q.question === S.view.question) ? S.view.question : (qs.find((q) => q.question === "los") || qs[0] || {}).question;
+  $("question").replaceChildren(...qs.map((q) => h("option", { value: q.question, selected: q.question === keep }, q.question_title || q.question)));
+  S.view.question = keep || null;
+}
+$("rules").onchange = (e) => { S.view.rules = e.target.value; fillQuestions(); askView(); };
+$("question").onchange = (e) => { S.view.question = e.target.value; askView(); };
+
+function drawView() { return { ...S.view, apexField: questionFields().includes("apex"), texts: T }; }
+function questionFields() {
+  const q = (S.subject.questions || []).find((x) => x.rules === S.view.rules && x.question === S.view.question);
+  return q ? q.fields : [];
+}
+function askView() {
+  const v = S.view;
+  const fields = questionFields();
+  if (fields.includes("weapon") && v.shooter) {
+    const m = modelOf(v.shooter);
+    const breath = fields.includes("angle");
+    const ws = m ? m.weapons.filter((w) => (breath ? w.breath : !w.breath)) : [];
+    if (!ws.some((w) => w.name === v.weapon)) v.weapon = ws.length ? ws[0].name : null;
+  }
+  if (!fields.includes("angle")) { v.angle = null; v.apex = null; }
+  send({ type: "view", ...v });
+}
+function shoot(target, seed) {
+  const q = (S.subject.questions || []).find((x) => x.rules === S.view.rules && x.fields.includes("target") && x.fields.includes("seed"));
+  if (!q) return;
+  const request = { shooter: S.view.shooter, target, seed };
+  if (S.view.weapon) request.weapon = S.view.weapon;
+  send({ type: "ask", question: q.question, rules: q.rules, request });
+}
+function best() { S.view.best = true; askView(); }
+function asked(answer) {
+  const r = answer.rulings[0];
+  S.lastShot = answer;
+  showAnswer($("panel"), S, { shoot, best });
+  if (r && r.outcome) status(fmt(T.rolled, { outcome: r.outcome }), "ok");
+}
+
+// -- drawing -----------------------------------------------------------------------------
+function modelOf(id) { return S.subject && S.subject.models ? S.subject.models.find((m) => m.id === id) : null; }
+function render() {
+  const places = S.subject.kind === "places";
+  board.style.display = places ? "none" : "";
+  $("placesmap").hidden = !places;
+  $("units").hidden = !places;
+  $("save").disabled = places;
+  $("undo").disabled = !S.subject.can_undo;
+  $("redo").disabled = !S.subject.can_redo;
+  const sf = $("savefile");
+  sf.hidden = !S.subject.file;
+  if (S.subject.file) sf.textContent = fmt(T.save_file, { file: S.subject.file.split(/[\\/]/).pop() });
+  if (places) renderPlaces(); else drawSubject(board, S.subject, S.view, S.selected);
+  drawAnswer(board, S.subject, S.answer, drawView());
+  showAnswer($("panel"), S, { shoot, best });
+  renderTools();
+  renderSelection();
+  renderWarnings();
+}
+function renderPlaces() {
+  const holder = $("placesmap");
+  const doc = new DOMParser().parseFromString(S.subject.svg, "image/svg+xml");
+  holder.replaceChildren(document.importNode(doc.documentElement, true));
+  const list = h("div", { class: "tools" }, ...(S.subject.units || []).map((u) => h("button", { class: u.id === S.view.shooter ? "on" : "", onclick: () => { S.view.shooter = u.id; S.lastShot = null; askView(); renderPlaces(); } }, u.id)));
+  const parts = [h("h3", {}, T.units), list];
+  const q = (S.subject.questions || []).find((x) => x.fields.includes("shooter") && x.fields.includes("target"));
+  if (S.view.shooter && q) {
+    const others = (S.subject.units || []).filter((u) => u.id !== S.view.shooter);
+    parts.push(h("h3", {}, fmt(T.shot_at, { unit: S.view.shooter })),
+      h("div", { class: "tools" }, ...others.map((u) => h("button", { class: "shotat", "data-target": u.id, onclick: () => send({ type: "ask", question: q.question, rules: q.rules, request: { shooter: S.view.shooter, target: u.id } }) }, u.id))));
+  }
+  $("units").replaceChildren(...parts);
+}
+function renderWarnings() {
+  const w = (S.subject && S.subject.warnings) || [];
+  $("warnings").replaceChildren(...(w.length ? [h("h3", {}, T.warnings), ...w.map((x) => h("div", {}, x))] : []));
+}
+
+// -- tools: play, ruler, build -----------------------------------------------------------
+const TOOLS = ["play", "ruler", "rect", "circle", "polygon", "wall", "model", "delete"];
+function renderTools() {
+  if (S.subject.kind === "places") { $("tools").replaceChildren(); return; }
+  $("tools").replaceChildren(...TOOLS.map((t) => h("button", { id: `tool-${t}`, class: S.tool === t ? "on" : "", title: T[`tool_${t}`], onclick: () => { S.tool = t; S.draft = []; S.ruler = []; drawDraft(board, S.subject, S.draft); renderTools(); } }, T[`tool_${t}`].split(/[:(]/)[0].trim())));
+  const opts = [];
+  const field = (label, input) => h("label", { class: "field" }, h("span", {}, label), input);
+  if (["rect", "circle", "polygon", "wall"].includes(S.tool)) {
+    opts.push(field(T.sight, h("select", { id: "opt-sight" }, h("option", { value: "blocks" }, T.sight_blocks), h("option", { value: "cover" }, T.sight_cover))));
+  }
+  if (S.tool === "wall") {
+    opts.push(field(`${T.thickness} (${S.subject.unit})`, h("input", { id: "opt-thickness", value: fmtNum(4 / S.subject.unit_mm) })));
+    opts.push(field(T.windows, h("input", { id: "opt-windows", placeholder: "2-3.5, 8-9", value: "" })));
+  }
+  if (S.tool === "polygon" || S.tool === "wall") opts.push(h("button", { id: "finish", onclick: finishDraft }, T.finish));
+  if (S.tool === "model") {
+    const sides = Object.keys(S.subject.sides || {});
+    opts.push(field(T.side, h("input", { id: "opt-side", value: sides[0] || "red", list: "sides" })), h("datalist", { id: "sides" }, ...sides.map((s) => h("option", { value: s }))));
+    opts.push(field(`${T.base} (${S.subject.unit})`, h("input", { id: "opt-base", value: fmtNum(25 / S.subject.unit_mm) })));
+    opts.push(field(T.size, h("select", { id: "opt-size" }, ...["small", "medium", "large", "huge"].map((s) => h("option", { value: s, selected: s === "medium" }, s)))));
+    opts.push(field(T.stats, h("input", { id: "opt-stats", value: "" })));
+    opts.push(field(T.weapons, h("input", { id: "opt-weapons", value: "" })));
+  }
+  $("toolopts").replaceChildren(...opts);
+}
+const fmtNum = (v) => String(Math.round(v * 1000) / 1000);
+const val = (id) => ($(id) ? $(id).value : "");
+function unitNum(id, fallback) {
+  const v = parseFloat(val(id));
+  return Number.isFinite(v) ? v * S.subject.unit_mm : fallback;
+}
+function renderSelection() {
+  const box = $("selection");
+  if (!S.selected || S.subject.kind === "places") { box.replaceChildren(); return; }
+  const id = S.selected;
+  const edit = (extra) => send({ type: "edit", op: "transform", id, ...extra });
+  box.replaceChildren(
+    h("h3", {}, `${T.selected}: ${id}`),
+    h("div", { class: "tools" },
+      h("button", { onclick: () => edit({ angle: 15 }) }, T.rotate_left),
+      h("button", { onclick: () => edit({ angle: -15 }) }, T.rotate_right),
+      h("button", { onclick: () => edit({ scale: 1.1 }) }, T.grow),
+      h("button", { onclick: () => edit({ scale: 1 / 1.1 }) }, T.shrink),
+      h("button", { id: "delete-selected", onclick: () => { send({ type: "edit", op: "delete", id }); S.selected = null; } }, T.delete)));
+}
+function finishDraft() {
+  const pts = S.draft;
+  if (S.tool === "polygon" && pts.length >= 3) addTerrain({ polygon: pts });
+  if (S.tool === "wall" && pts.length >= 2) {
+    const windows = val("opt-windows").split(",").map((s) => s.trim()).filter(Boolean).map((s) => s.split("-").map((x) => parseFloat(x) * S.subject.unit_mm)).filter((w) => w.length === 2 && w.every(Number.isFinite)).map(([a, b]) => ({ from: a, to: b }));
+    addTerrain({ wall: { points: pts, thickness: unitNum("opt-thickness", 4), windows } });
+  }
+  S.draft = [];
+  drawDraft(board, S.subject, S.draft);
+}
+function addTerrain(shape) { send({ type: "edit", op: "add", kind: "terrain", item: { sight: val("opt-sight") || "blocks", ...shape } }); }
+function addModel(x, y) {
+  const stats = {};
+  for (const part of val("opt-stats").split(",")) {
+    const [k, v] = part.split("=").map((s) => s.trim());
+    if (k && Number.isFinite(parseFloat(v))) stats[k] = parseFloat(v);
+  }
+  const weapons = val("opt-weapons").split(";").map((s) => s.trim()).filter(Boolean).map((s) => {
+    const i = s.indexOf(":");
+    if (i > 0) return { name: s.slice(0, i).trim(), breath: s.slice(i + 1).trim() };
+    const m = s.match(/^(.*?)\s+([\d.]+)$/);
+    return m ? { name: m[1], range: parseFloat(m[2]) * S.subject.unit_mm } : { name: s, range: 300 };
+  });
+  const item = { side: val("opt-side") || "red", at: [x, y], base: unitNum("opt-base", 25), size: val("opt-size") || "medium" };
+  if (Object.keys(stats).length) item.stats = stats;
+  if (weapons.length) item.weapons = weapons;
+  send({ type: "edit", op: "add", kind: "model", item });
+}
+
+// -- pointer: drag models and terrain, click to rule, build ------------------------------
+let drag = null;
+board.addEventListener("pointerdown", (e) => {
+  if (!S.subject || S.subject.kind === "places") return;
+  const p = toTable(board, e);
+  const target = e.target.closest("[data-id]");
+  const id = target ? target.dataset.id : null;
+  const kind = target ? target.dataset.kind : null;
+  if (S.tool === "play" && target) {
+    board.setPointerCapture(e.pointerId);
+    drag = { id, kind, start: p, sx: e.clientX, sy: e.clientY, moved: false, handle: target.dataset.handle };
+    e.preventDefault();
+  }
+});
+board.addEventListener("pointermove", (e) => {
+  if (!drag) return;
+  const p = toTable(board, e);
+  if (!drag.moved && Math.hypot(e.clientX - drag.sx, e.clientY - drag.sy) < 4) return;
+  drag.moved = true;
+  if (drag.kind === "model") {
+    const m = modelOf(drag.id);
+    m.x = p.x; m.y = p.y;
+    drawSubject(board, S.subject, S.view, S.selected);
+    queue({ type: "move", id: drag.id, x: p.x, y: p.y });
+  } else if (drag.kind === "handle") {
+    const m = modelOf(S.view.shooter);
+    const deg = (Math.atan2(p.y - m.y, p.x - m.x) * 180) / Math.PI;
+    if (drag.handle === "apex") S.view.apex = deg; else S.view.angle = deg;
+    queue({ type: "view", ...S.view });
+  } else if (drag.kind === "terrain") {
+    const g = board.querySelector(`[data-id="${CSS.escape(drag.id)}"][data-kind="terrain"]`);
+    if (g) g.setAttribute("transform", `translate(${p.x - drag.start.x} ${-(p.y - drag.start.y)})`);
+  }
+});
+board.addEventListener("pointerup", (e) => {
+  if (!drag) return;
+  const d = drag;
+  drag = null;
+  const p = toTable(board, e);
+  if (!d.moved) return click(d.id, d.kind);
+  if (d.kind === "model") queue({ type: "move", id: d.id, x: p.x, y: p.y, drop: true, snap: $("snap").checked });
+  else if (d.kind === "terrain") send({ type: "edit", op: "transform", id: d.id, dx: p.x - d.start.x, dy: p.y - d.start.y });
+});
+board.addEventListener("click", (e) => {
+  if (!S.subject || S.subject.kind === "places" || S.tool === "play") return;
+  const p = toTable(board, e);
+  const target = e.target.closest("[data-id]");
+  const size = Math.max(S.subject.width, S.subject.depth);
+  if (S.tool === "ruler" && target && target.dataset.kind === "model") {
+    S.ruler.push(target.dataset.id);
+    if (S.ruler.length === 2) { send({ type: "measure", a: S.ruler[0], b: S.ruler[1] }); S.ruler = []; }
+  } else if (S.tool === "delete" && target && target.dataset.kind !== "handle") {
+    send({ type: "edit", op: "delete", id: target.dataset.id });
+  } else if (S.tool === "rect") {
+    addTerrain({ rect: { at: [p.x, p.y], width: size / 6, depth: size / 10, angle: 0 } });
+  } else if (S.tool === "circle") {
+    addTerrain({ circle: { at: [p.x, p.y], radius: size / 30 } });
+  } else if (S.tool === "model") {
+    addModel(p.x, p.y);
+  } else if (S.tool === "polygon" || S.tool === "wall") {
+    S.draft.push([p.x, p.y]);
+    drawDraft(board, S.subject, S.draft);
+  }
+});
+board.addEventListener("dblclick", () => { if (S.tool === "polygon" || S.tool === "wall") { S.draft.pop(); finishDraft(); } });
+
+function click(id, kind) {
+  if (kind === "model") {
+    S.view.shooter = S.view.shooter === id ? null : id;
+    S.lastShot = null;
+    S.view.angle = null; S.view.apex = null;
+    S.selected = null;
+    askView();
+  } else if (kind === "terrain") {
+    S.selected = S.selected === id ? null : id;
+  }
+  drawSubject(board, S.subject, S.view, S.selected);
+  renderSelection();
+}
+
+// only the latest state per animation frame, and never more than one in flight
+function queue(msg) { S.pending = msg; flushSoon(); }
+function flushSoon() {
+  if (S.frame || !S.pending) return;
+  S.frame = true;
+  requestAnimationFrame(() => {
+    S.frame = false;
+    if (!S.pending || S.inflight !== null) return;
+    const msg = S.pending;
+    S.pending = null;
+    S.inflight = send(msg);
+  });
+}
+
+// -- toolbar -----------------------------------------------------------------------------
+$("demo").onclick = () => send({ type: "open", demo: true });
+$("new").onclick = () => send({ type: "open", new: { unit: "in", width: 914.4, depth: 914.4 } });
+$("upload").onchange = async (e) => {
+  const file = e.target.files[0];
+  if (!file) return;
+  if (file.size > 2_000_000) return status(`${T.error}: ${file.name}: over 2,000,000 bytes`, "error");
+  send({ type: "open", text: await file.text(), name: file.name });
+  e.target.value = "";
+};
+$("undo").onclick = () => send({ type: "undo" });
+$("redo").onclick = () => send({ type: "redo" });
+$("save").onclick = () => send({ type: "save" });
+$("savefile").onclick = () => send({ type: "save", to_file: true });
+$("svg").onclick = () => send({ type: "svg" });
+document.addEventListener("keydown", (e) => {
+  if ((e.ctrlKey || e.metaKey) && e.key === "z") { e.preventDefault(); send({ type: e.shiftKey ? "redo" : "undo" }); }
+  if (e.key === "Enter" && S.draft.length) finishDraft();
+  if (e.key === "Escape") { S.draft = []; drawDraft(board, S.subject, S.draft); }
+});

@@ -1,0 +1,119 @@
+// The side panel: the rulings of the view, their reasons (rule IDs and ids), close calls,
+// a shooter's targets with their odds, a breath's victims and laws, a unit's moves.
+import { h, fmt } from "./dom.js";
+import { COLOURS } from "./draw.js";
+
+let T = {};
+export function setPanelTexts(texts) { T = texts; }
+
+function reasons(list, cls = "reasons") {
+  if (!list || !list.length) return null;
+  return h("ul", { class: cls }, ...list.map((r) => h("li", {}, h("span", { class: "rule" }, r.rule), " ", r.text, r.ids && r.ids.length ? h("span", { class: "badge" }, r.ids.join(", ")) : null)));
+}
+function refusals(list) {
+  if (!list || !list.length) return null;
+  return h("div", {}, h("strong", {}, T.refusals), reasons(list));
+}
+function close(r, unit, short = false) {
+  if (!r.close_call) return null;
+  const margin = r.margin == null ? "" : `${Math.round(r.margin * 1000) / 1000} ${unit || ""}`;
+  const full = fmt(T.close_call, { margin, test: r.margin_test });
+  return h("span", { class: "badge close", title: full }, short ? `! ${margin}` : full);
+}
+const pct = (c) => (c ? `${c.p} (${Math.round(c.float * 1000) / 10}%)` : "");
+
+export function showAnswer(panel, S, actions) {
+  const answer = S.answer;
+  const v = S.view;
+  const out = [];
+  if (!v.shooter) out.push(h("p", {}, T.nothing_selected));
+  if (S.lastShot) out.push(shot(S.lastShot));
+  if (answer) {
+    out.push(h("h3", {}, `${answer.kind} · ${answer.rules}`));
+    if (answer.kind === "los") out.push(losLegend());
+    for (const r of answer.rulings) out.push(ruling(r, answer, S, actions));
+    if (!answer.rulings.length) out.push(h("p", {}, T.no_rulings));
+  }
+  panel.replaceChildren(...out.filter(Boolean));
+}
+
+function losLegend() {
+  const item = (c, text) => h("span", {}, h("span", { class: "sw", style: `background:${c}` }), text);
+  return h("div", { class: "legend" }, item(COLOURS.clear, T.legend_clear), item(COLOURS.cover, T.legend_cover), item(COLOURS.blocked, T.legend_blocked), item(COLOURS.close, T.legend_close));
+}
+
+function ruling(r, answer, S, actions) {
+  if (r.kind === "los") {
+    const state = !r.visible ? "blocked" : r.cover ? "cover" : "clear";
+    const word = state === "cover" ? fmt(T.cover, { n: r.cover }) : T[state];
+    return h("div", { class: `rul ${state}`, "data-target": r.target },
+      h("div", { class: "head" }, `${r.shooter} → ${r.target}: ${word}`, close(r, answer.unit), r.because ? h("span", { class: "badge" }, r.because) : null),
+      reasons(r.reasons), refusals(r.refusals));
+  }
+  if (r.kind === "targets") return targets(r, answer, S, actions);
+  if (r.kind === "breath" || r.kind === "blast") return breath(r, answer, actions);
+  if (r.kind === "move") return moves(r);
+  return h("div", { class: "rul" }, h("div", { class: "head" }, r.kind), reasons(r.reasons), refusals(r.refusals));
+}
+
+function targets(r, answer, S, actions) {
+  const rows = r.targets.map((t) => {
+    const seed = Math.floor(Math.random() * 1e6);
+    return h("tr", { "data-target": t.target },
+      h("td", {}, t.target, close(t, answer.unit, true)),
+      h("td", {}, t.legal ? h("span", { class: "badge legal" }, T.legal) : h("span", { class: "badge no" }, T.not_legal), t.closest && t.legal ? h("span", { class: "badge must" }, T.must) : null),
+      h("td", {}, t.need_text || "—"),
+      h("td", {}, pct(t.odds && t.odds.hit)),
+      h("td", {}, pct(t.odds && t.odds.hit_cover)),
+      h("td", {}, t.legal ? h("button", { class: "shoot", title: fmt(T.shoot_seed, { seed }), onclick: () => actions.shoot(t.target, seed) }, T.shoot) : null));
+  });
+  const details = r.targets.map((t) => h("details", {}, h("summary", {}, t.target), reasons(t.reasons)));
+  return h("div", { class: "rul" },
+    h("div", { class: "head" }, `${r.shooter}: ${r.weapon || ""} ${r.may_shoot ? "" : T.may_not_shoot}`),
+    h("table", { class: "t" }, h("tr", {}, ...[T.target, T.legal, T.need, T.hit, T.hit_cover, ""].map((x) => h("th", {}, x))), ...rows),
+    reasons(r.reasons), refusals(r.refusals), ...details);
+}
+
+function shot(answer) {
+  const r = answer.rulings[0];
+  if (!r) return null;
+  if (r.crossed) {  // a shot across places (P5): the places crossed, the reduction
+    return h("div", { class: "rul", id: "shot" },
+      h("div", { class: "head" }, `${r.shooter} → ${r.target}: ${r.allowed ? fmt(T.shot_reduction, { n: r.reduction }) : T.shot_refused}`),
+      h("div", {}, fmt(T.crossed, { places: r.crossed.join(", ") || "—" })),
+      reasons(r.reasons), refusals(r.refusals));
+  }
+  return h("div", { class: "rul", id: "shot" },
+    h("div", { class: "head" }, `${r.shooter} → ${r.target}: ${fmt(T.rolled, { outcome: r.outcome })} (seed ${r.seed})`),
+    h("ul", { class: "reasons" }, ...(r.dice || []).map((d) => h("li", {}, fmt(T.die, d)))),
+    reasons(r.reasons));
+}
+
+function law(l) {
+  if (!l) return "";
+  return l.outcomes.map((o, i) => `${o}: ${l.p[i]}`).join(", ");
+}
+
+function breath(r, answer, actions) {
+  const t = r.template || {};
+  const rows = (r.victims || []).map((v) => h("tr", { "data-victim": v.id },
+    h("td", {}, v.id, close(v, answer.unit)),
+    h("td", {}, v.in_area ? T.in_area : `${T.spill} (${(v.via || []).join(", ")})`),
+    h("td", {}, pct(v.p_affected)),
+    h("td", { title: law(v.hp_lost) }, v.hp_lost ? fmt(T.expected, { mean: v.hp_lost.mean.p }) : "")));
+  return h("div", { class: "rul", id: "breath" },
+    h("div", { class: "head" }, `${r.shooter}: ${(r.weapon && r.weapon.name) || ""}`, t.angle != null ? h("span", { class: "badge" }, fmt(T.aim, { angle: Math.round(t.angle * 10) / 10 })) : null),
+    h("div", { class: "hint" }, T.breath_hint),
+    h("button", { id: "best", onclick: actions.best }, T.best),
+    r.value ? h("div", {}, fmt(T.value, { value: `${r.value.p} ≈ ${Math.round(r.value.float * 100) / 100}` })) : null,
+    h("table", { class: "t" }, h("tr", {}, ...[T.victims, "", T.p_affected, T.hp_lost].map((x) => h("th", {}, x))), ...rows),
+    reasons(r.reasons), refusals(r.refusals));
+}
+
+function moves(r) {
+  const rows = (r.ways || []).map((w) => h("tr", {}, h("td", {}, w.place), h("td", {}, String(w.spent)), h("td", {}, String(w.left)), h("td", {}, String(w.exhaustion))));
+  return h("div", { class: "rul" },
+    h("div", { class: "head" }, fmt(T.ways, { unit: r.unit, points: r.points })),
+    h("table", { class: "t" }, h("tr", {}, ...[T.place, T.spent, T.left, T.exhaustion].map((x) => h("th", {}, x))), ...rows),
+    reasons(r.reasons), refusals(r.refusals));
+}

@@ -1,0 +1,332 @@
+"""Where can I stand? Exact sight and cover maps of a whole table (issue 14).
+
+:func:`sight_map` splits the table into *faces*: the places where a model centred there
+would be seen by the same enemies with the same cover from each. Frostgrave (F1-F5) and
+Mordheim (M1, M8) faces are exact shapes (:mod:`arbitre.maps.regions`), arcs drawn as
+polylines within :data:`~arbitre.maps.shadows.ARC_TOLERANCE` mm; where a rule looks at
+a point in a way no shape gives (a Mordheim base over a piece that may hide nothing of
+it, M8) the map rules cells point by point and says so
+(``Face.exact``). Dark Age (D3-D4) maps are a grid of exact per-point rulings.
+:func:`raster` labels the centres of a regular grid; :mod:`arbitre.maps.reach` limits a
+map to the places a model reaches; :mod:`arbitre.maps.geojson` writes GeoJSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import shapely
+from shapely.geometry.base import BaseGeometry
+
+from arbitre.errors import RulesError
+from arbitre.geometry import Point
+from arbitre.maps import regions
+from arbitre.maps.pieces import PHANTOM, Subject, box_shape, subject
+from arbitre.maps.reach import Reach, best_spot
+from arbitre.maps.regions import EMPTY, ShooterRegions
+from arbitre.maps.shadows import ARC_TOLERANCE
+from arbitre.rules import ask, check_options, ruleset_for
+from arbitre.rules.options import read_options
+from arbitre.rules.ruling import Reason
+from arbitre.table import Table
+
+__all__ = [
+    "ARC_TOLERANCE",
+    "PHANTOM",
+    "Face",
+    "SightMap",
+    "raster",
+    "rule_points",
+    "sight_map",
+]
+
+#: Faces smaller than this (mm²) are slivers of floating-point overlay, dropped.
+SLIVER = 1e-6
+
+
+@dataclass(frozen=True, slots=True)
+class Face:
+    """A region of the table where a model centred there is seen by the same enemies:
+    ``seen_by`` pairs each shooter that sees it with the cover it gives (F3-F6 bonus, or
+    1 for Mordheim's M8 cover); ``exact`` is False for cells ruled point by point."""
+
+    shape: BaseGeometry
+    seen_by: tuple[tuple[str, int], ...]
+    exact: bool = True
+
+    @property
+    def least_cover(self) -> int | None:
+        """The smallest cover any shooter that sees the face gives (None: unseen)."""
+        return min((c for _, c in self.seen_by), default=None)
+
+
+@dataclass(frozen=True, slots=True)
+class SightMap:
+    """A map of where a model could stand: the ruleset, the subject, each shooter's
+    regions, the faces, how they were found (``method``) and why (``reasons``)."""
+
+    rules: str
+    table: Table
+    model: str
+    side: str
+    radius: float
+    shooters: tuple[str, ...]
+    regions: tuple[ShooterRegions, ...]
+    faces: tuple[Face, ...]
+    method: str
+    reasons: tuple[Reason, ...]
+    per_point: BaseGeometry = EMPTY
+    reach: Reach | None = None
+
+    def key(self, face: Face) -> tuple[int, int]:
+        """How good a face is to stand in, smaller better: the enemies that see it, then
+        the least cover among them, the more the better (issue 14's best spot)."""
+        return (len(face.seen_by), -(face.least_cover or 0))
+
+
+#: A map maker: the subject and the options' table -> (per-shooter regions, cells ruled
+#: point by point as faces, where those cells lie, method, reasons).
+Maker = Callable[[Subject, float], tuple[list[ShooterRegions], list[Face], BaseGeometry, str]]
+
+
+def _windows_open(table: Table, rules: str) -> bool:
+    """M12: whether the ruleset opens windows (its option ``windows``, when it has one)."""
+    opts = read_options(ruleset_for(table, "los", rules).options, table.options)
+    return getattr(opts, "windows", "closed") == "open"
+
+
+def _frostgrave(
+    s: Subject, pitch: float
+) -> tuple[list[ShooterRegions], list[Face], BaseGeometry, str]:
+    regs = [regions.frostgrave(s, a) for a in s.shooters]
+    return regs, [], EMPTY, "exact regions (F1-F7)"
+
+
+def _mordheim(
+    s: Subject, pitch: float
+) -> tuple[list[ShooterRegions], list[Face], BaseGeometry, str]:
+    opened = _windows_open(s.table, "mordheim")
+    regs = [regions.mordheim(s, a, windows_open=opened, pitch=pitch) for a in s.shooters]
+    doubt = shapely.union_all([r.per_point for r in regs])
+    method = "exact regions (M1, M8)"
+    if not doubt.is_empty:
+        method += (
+            f"; where the base would overlap a piece, M8 ruled in cells of {pitch:g} mm "
+            "at their centres"
+        )
+    return regs, [], doubt, method
+
+
+def _darkage(
+    s: Subject, pitch: float
+) -> tuple[list[ShooterRegions], list[Face], BaseGeometry, str]:
+    where = box_shape(s.table)
+    cells = _point_cells(s, "darkage", where, pitch)
+    return [], cells, where, f"a grid of cells of {pitch:g} mm, each ruled at its centre (D3-D4)"
+
+
+#: The map of each ruleset, by name; the default cell size of its point-by-point part.
+MAKERS: Mapping[str, tuple[Maker, float]] = {
+    "frostgrave": (_frostgrave, 2.0),
+    "mordheim": (_mordheim, 5.0),
+    "darkage": (_darkage, 20.0),
+}
+
+
+def sight_map(
+    table: Table,
+    *,
+    model: str | None = None,
+    side: str | None = None,
+    rules: str | None = None,
+    base: float | None = None,
+    options: Mapping[str, object] | None = None,
+    pitch: float | None = None,
+    reach: float | None = None,
+) -> SightMap:
+    """Where ``model`` (or a model of ``side`` with a ``base`` mm wide) could stand, under
+    ``rules`` (default: the table's): every face of the table with the enemies that would
+    see it there and the cover each gives. ``pitch`` (mm) sizes the cells ruled one by
+    one (default: the ruleset's). ``reach`` (mm) adds the places the model reaches with
+    that much movement and the best spot there (:mod:`arbitre.maps.reach`)."""
+    if options:
+        merged = dict(table.options)
+        merged.update(options)
+        check_options(merged)
+        table = dataclasses.replace(table, options=tuple(sorted(merged.items())))
+    name = ruleset_for(table, "los", rules).name
+    if name not in MAKERS:
+        raise RulesError(f"map: no map for ruleset {name!r} (maps: {', '.join(MAKERS)})")
+    maker, default_pitch = MAKERS[name]
+    step = default_pitch if pitch is None else pitch
+    if not step > 0:
+        raise RulesError(f"map: cell size {step:g} mm: must be more than 0")
+    s = subject(table, model=model, side=side, base=base)
+    regs, cells, per_point, method = maker(s, step)
+    faces = arrange(box_shape(s.table), regs, per_point) + cells
+    reasons = _reasons(name, s, method)
+    found = None
+    if reach is not None:
+        if s.model == PHANTOM:
+            raise RulesError("map: --reach needs a model (--model ID): a side has no start")
+        keyed = [(f.shape, (len(f.seen_by), -(f.least_cover or 0))) for f in faces]
+        found = best_spot(s.table, s.model, s.radius, reach, keyed)
+    return SightMap(
+        rules=name,
+        table=s.table,
+        model=s.model,
+        side=s.side,
+        radius=s.radius,
+        shooters=s.shooters,
+        regions=tuple(regs),
+        faces=tuple(faces),
+        method=method,
+        reasons=reasons,
+        per_point=per_point,
+        reach=found,
+    )
+
+
+def _reasons(rules: str, s: Subject, method: str) -> tuple[Reason, ...]:
+    """What the map rests on, with rule IDs."""
+    words = {
+        "frostgrave": ("F2", "seen where the centre line crosses no large piece and no other base"),
+        "mordheim": ("M1", "seen where some of the base is visible (S2 > 0); M8 cover"),
+        "darkage": ("D3", "seen where some clear segment joins the bases (D3, D4 sizes)"),
+    }
+    rule, text = words[rules]
+    who = f"a {2 * s.radius:g} mm base of side {s.side}" if s.model == PHANTOM else s.model
+    return (
+        Reason(rule, (s.model, *s.shooters), f"{who} against {len(s.shooters)} enemies: {text}"),
+        Reason("G5", (), f"{method}; arcs within {ARC_TOLERANCE:g} mm"),
+    )
+
+
+def arrange(
+    domain: BaseGeometry, regs: Sequence[ShooterRegions], per_point: BaseGeometry
+) -> list[Face]:
+    """The overlay of every shooter's classes over ``domain`` (less ``per_point``): one
+    face for each combination of shooters and covers that occurs."""
+    start = regions.difference(domain, per_point) if not per_point.is_empty else domain
+    shapes = np.array([start], dtype=object)
+    labels: list[tuple[tuple[str, int], ...]] = [()]
+    for reg in regs:
+        new_shapes: list[BaseGeometry] = []
+        new_labels: list[tuple[tuple[str, int], ...]] = []
+        for value, region in reg.classes:
+            inter = regions.intersection(shapes, region)
+            for k in np.flatnonzero(shapely.area(inter) > SLIVER):
+                new_shapes.append(inter[k])
+                new_labels.append((*labels[k], (reg.shooter, value)))
+        rest = regions.difference(shapes, reg.seen)
+        for k in np.flatnonzero(shapely.area(rest) > SLIVER):
+            new_shapes.append(rest[k])
+            new_labels.append(labels[k])
+        shapes = np.array(new_shapes, dtype=object)
+        labels = new_labels
+    return [
+        Face(polygonal(g), lab)
+        for g, lab in zip(shapes, labels, strict=True)
+        if shapely.area(g) > SLIVER
+    ]
+
+
+def polygonal(shape: BaseGeometry) -> BaseGeometry:
+    """The areas of a shape (an overlay may leave lines and points of its cuts)."""
+    if shape.geom_type in ("Polygon", "MultiPolygon"):
+        return shape
+    parts = [g for g in shapely.get_parts(shape) if g.geom_type in ("Polygon", "MultiPolygon")]
+    polys = [p for g in parts for p in shapely.get_parts(g)]
+    return shapely.MultiPolygon(polys) if len(polys) != 1 else polys[0]
+
+
+def rule_points(s: Subject, rules: str, xy: np.ndarray) -> list[tuple[tuple[str, int], ...]]:
+    """Each point ruled one by one by the ``los`` question of ``rules`` with the subject
+    moved there: the shooters that see it, with their cover."""
+    out = []
+    pairs = tuple((a, s.model) for a in s.shooters)
+    for x, y in np.asarray(xy, dtype=np.float64).reshape(-1, 2):
+        moved = s.table.moved(s.model, Point(float(x), float(y)))
+        answer = ask(moved, "los", rules=rules, pairs=pairs) if pairs else None
+        rulings = answer.rulings if answer is not None else ()
+        out.append(tuple((r.shooter, int(r.cover)) for r in rulings if r.visible))
+    return out
+
+
+def _point_cells(s: Subject, rules: str, where: BaseGeometry, pitch: float) -> list[Face]:
+    """The cells of ``pitch`` mm whose centres lie in ``where``, ruled one by one, merged
+    by label and cut to ``where``."""
+    px, py = grid_centres(where.bounds, pitch)
+    keep = shapely.contains_xy(where, px, py)
+    px, py = px[keep], py[keep]
+    labels = rule_points(s, rules, np.column_stack([px, py]))
+    by: dict[tuple[tuple[str, int], ...], list[int]] = {}
+    for i, lab in enumerate(labels):
+        by.setdefault(lab, []).append(i)
+    faces = []
+    for lab, idx in by.items():
+        k = np.asarray(idx)
+        cells = shapely.box(
+            px[k] - pitch / 2, py[k] - pitch / 2, px[k] + pitch / 2, py[k] + pitch / 2
+        )
+        shape = shapely.intersection(shapely.coverage_union_all(cells), where)
+        if shape.area > SLIVER:
+            faces.append(Face(polygonal(shape), lab, exact=False))
+    return faces
+
+
+def grid_centres(
+    bounds: tuple[float, float, float, float], pitch: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The centres of the cells of a grid of ``pitch`` mm aligned on the origin that
+    meet ``bounds``, flattened."""
+    x0, y0, x1, y1 = bounds
+    xs = (np.arange(np.floor(x0 / pitch), np.ceil(x1 / pitch)) + 0.5) * pitch
+    ys = (np.arange(np.floor(y0 / pitch), np.ceil(y1 / pitch)) + 0.5) * pitch
+    gx, gy = np.meshgrid(xs, ys)
+    return gx.ravel(), gy.ravel()
+
+
+@dataclass(frozen=True, slots=True)
+class Raster:
+    """A grid of ``pitch`` mm over the table: per cell centre, how many enemies see it
+    (``seen``), the least and the most cover among them (-1 where none sees it)."""
+
+    pitch: float
+    xs: np.ndarray
+    ys: np.ndarray
+    seen: np.ndarray
+    least_cover: np.ndarray
+    most_cover: np.ndarray
+
+
+def raster(m: SightMap, pitch: float) -> Raster:
+    """The map read at the centres of a regular grid of ``pitch`` mm (exact per point:
+    each centre is labelled by the face that holds it)."""
+    if not pitch > 0:
+        raise RulesError(f"map: grid {pitch:g} mm: must be more than 0")
+    w, d = m.table.width, m.table.depth
+    xs = (np.arange(int(np.ceil(w / pitch))) + 0.5) * pitch
+    ys = (np.arange(int(np.ceil(d / pitch))) + 0.5) * pitch
+    xs, ys = xs[xs < w], ys[ys < d]
+    gx, gy = np.meshgrid(xs, ys)
+    px, py = gx.ravel(), gy.ravel()
+    seen = np.zeros(len(px), dtype=np.int64)
+    least = np.full(len(px), -1, dtype=np.int64)
+    most = np.full(len(px), -1, dtype=np.int64)
+    for face in m.faces:
+        if not face.seen_by:
+            continue
+        x0, y0, x1, y1 = face.shape.bounds
+        box = (px >= x0) & (px <= x1) & (py >= y0) & (py <= y1)
+        idx = np.flatnonzero(box)
+        hit = idx[shapely.contains_xy(face.shape, px[idx], py[idx])]
+        covers = [c for _, c in face.seen_by]
+        seen[hit] = len(covers)
+        least[hit] = min(covers)
+        most[hit] = max(covers)
+    shape = (len(ys), len(xs))
+    return Raster(pitch, xs, ys, seen.reshape(shape), least.reshape(shape), most.reshape(shape))

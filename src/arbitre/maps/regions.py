@@ -1,0 +1,399 @@
+"""Exact regions of one shooter's sight over every place a model could stand.
+
+For a shooter and a subject (the model the map is for, :class:`~arbitre.maps.pieces.Subject`),
+the table is split into *classes*: the points where a model centred there would be seen
+with a given cover, the rest being unseen.
+
+- Frostgrave (:func:`frostgrave`): seen when the centre line (F1) crosses no large piece
+  and no other base (F2): the table less the shadows of the blocking pieces grown by
+  ``beam/2``. Cover: +1 for each small piece whose shadow holds the point (F3), +3 where
+  the base also touches it (F4, G4: within the base's radius and the contact tolerance).
+  A shooter at a window sees through that window's slice of the wall and gives its
+  targets beyond +1 for it (F5). Where the model would touch a window and the line comes
+  in through the window's side of the wall, it is seen with +3 when the shooter sees some
+  point of the opening, whatever else lies on the line (F6), small pieces still adding.
+- Mordheim (:func:`mordheim`): the points from which the shooter's clear lines reach
+  (blocking terrain and other bases hiding, M1) grown by the base: some of the base is
+  seen (S2 > 0); in cover where the shadows of every piece (M8), grown by the base,
+  hold the point (some of the base hidden).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import shapely
+import shapely.errors
+from shapely.geometry.base import BaseGeometry
+
+from arbitre import sight
+from arbitre.geometry import CircleFootprint, WallFootprint
+from arbitre.maps.pieces import (
+    Pieces,
+    Subject,
+    box,
+    box_shape,
+    pieces,
+    quad_segs,
+    terrain_parts,
+    touch_region,
+    window_slices,
+)
+from arbitre.maps.shadows import Parts, join, polygon_parts, shadows
+from arbitre.rules.frostgrave_windows import beside_window
+from arbitre.table import Table
+
+EMPTY = shapely.Polygon()
+
+
+def _robust(op: Callable[..., Any], a: Any, b: Any) -> Any:
+    """A shapely overlay, retried on a 1e-9 mm grid when GEOS fails on nearly touching
+    edges (the result moves by at most that)."""
+    try:
+        return op(a, b)
+    except shapely.errors.GEOSException:
+        return op(shapely.make_valid(a), shapely.make_valid(b), grid_size=1e-9)
+
+
+def intersection(a: Any, b: Any) -> Any:
+    return _robust(shapely.intersection, a, b)
+
+
+def difference(a: Any, b: Any) -> Any:
+    return _robust(shapely.difference, a, b)
+
+
+@dataclass(frozen=True, slots=True)
+class ShooterRegions:
+    """One shooter's classes: ``(cover, region)`` pairs, disjoint, whose union is where
+    it sees the subject (``seen``); ``why`` gives, by cover value, the rule IDs behind it."""
+
+    shooter: str
+    classes: tuple[tuple[int, BaseGeometry], ...]
+    seen: BaseGeometry
+    per_point: BaseGeometry = EMPTY
+
+
+def _blocked(
+    origin: tuple[float, float], parts: Parts, where: tuple[float, float, float, float]
+) -> BaseGeometry:
+    """The union of the shadows of ``parts`` from ``origin`` within ``where`` (the whole of
+    it when the origin stands in one)."""
+    if parts.count == 0:
+        return EMPTY
+    polys, inside = shadows(origin, parts, where)
+    if inside.any():
+        return shapely.box(*where)
+    return shapely.union_all(polys)
+
+
+def _mask(pc: Pieces, subject: Subject, shooter: int, base: np.ndarray) -> np.ndarray:
+    """``base`` (a mask over the pieces) less the bases of the shooter and the subject."""
+    mask = base.copy()
+    mask[pc.n_terrain + shooter] = False
+    mask[pc.n_terrain + subject.index] = False
+    return mask
+
+
+def _window_walls(subject: Subject, shooter: str) -> list[tuple[int, int]]:
+    """F5: the (wall, window) pairs the shooter's base touches (G4)."""
+    table = subject.table
+    m = table.model(shooter)
+    centre = shapely.Point(m.at.x, m.at.y)
+    found = []
+    for k, w, piece in window_slices(table):
+        gap = shapely.distance(centre, piece) - m.base.radius
+        if bool(sight.in_contact(gap, table.contact_tolerance)):
+            found.append((k, w))
+    return found
+
+
+def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
+    """F1-F6 for ``shooter`` against the subject standing anywhere on the table."""
+    table = subject.table
+    half = table.beam / 2.0
+    pc = pieces(table, half)
+    at = table.model(shooter).at
+    origin = (at.x, at.y)
+    where = box(table)
+    mask = _mask(pc, subject, table.model_index(shooter), pc.blocks)
+    windows = _window_walls(subject, shooter)
+    opened = sorted({k for k, _ in windows})
+    mask[opened] = False
+    blockers = [pc.parts.select(mask)]
+    out_through: list[tuple[tuple[int, int], BaseGeometry]] = []
+    for k in opened:
+        fp = table.terrain[k].footprint
+        assert isinstance(fp, WallFootprint)
+        ws = [w for kk, w in windows if kk == k]
+        blockers.append(polygon_parts(fp.opened(ws), half, k))
+        for w in ws:  # F5: +1 for the wall to the lines going out through its window
+            slice_parts = polygon_parts(fp.window_slice(fp.windows[w]), half, k)
+            out_through.append(((k, w), _blocked(origin, slice_parts, where)))
+    all_blockers = join(blockers)
+    blocked = _blocked(origin, all_blockers, where)
+    seen = difference(box_shape(table), blocked)
+    classes = _small_cover(subject, origin, [(seen, 0)])
+    for _, shade in out_through:
+        classes = _split(classes, shade, None)
+    # F6: where the subject would stand at a window and the line comes in beside it
+    taken: BaseGeometry = EMPTY
+    alt: list[tuple[BaseGeometry, int]] = []
+    for k, w, band, side in _window_sides(subject):
+        region = difference(
+            intersection(band, _blocked(origin, polygon_parts(side, half, k), where)),
+            taken,
+        )
+        if region.is_empty:
+            continue
+        taken = shapely.union(taken, region)
+        if not _sees_opening(subject, origin, all_blockers, windows, k, w):
+            continue
+        inner = _small_cover(subject, origin, [(region, 3)])
+        for key, shade in out_through:
+            if key != (k, w):
+                inner = _split(inner, shade, None)
+        alt.extend(inner)
+    if not taken.is_empty:
+        classes = [(difference(g, taken), v) for g, v in classes] + alt
+        seen = shapely.union_all([g for g, _ in classes if not g.is_empty])
+    return _regions(shooter, [(g, v) for g, v in classes if not g.is_empty], seen)
+
+
+def _small_cover(
+    subject: Subject, origin: tuple[float, float], classes: list[tuple[BaseGeometry, int]]
+) -> list[tuple[BaseGeometry, int]]:
+    """The classes split by every small piece's shadow (+1, F3) and, within it, where
+    the base touches the piece (+3, F4)."""
+    table = subject.table
+    half = table.beam / 2.0
+    where = box(table)
+    for k, t in enumerate(table.terrain):
+        if t.blocks or not classes:
+            continue
+        shade = _blocked(origin, terrain_parts(table, k, half), where)
+        if not any(shapely.intersects(shade, g) for g, _ in classes):
+            continue
+        classes = _split(classes, shade, touch_region(table, k, subject.radius))
+    return classes
+
+
+def _window_sides(subject: Subject) -> list[tuple[int, int, BaseGeometry, BaseGeometry]]:
+    """F6, for each window: the wall's index, the window's, the centres at which the
+    subject's base touches the window (G4), and the wall's side the window is in."""
+    table = subject.table
+    grow = subject.radius + table.contact_tolerance
+    out = []
+    for k, w, piece in window_slices(table):
+        fp = table.terrain[k].footprint
+        assert isinstance(fp, WallFootprint)
+        band = intersection(piece.buffer(grow, quad_segs=quad_segs(grow)), box_shape(table))
+        out.append((k, w, band, beside_window(fp, w)))
+    return out
+
+
+def _sees_opening(
+    subject: Subject,
+    origin: tuple[float, float],
+    blockers: Parts,
+    windows: Sequence[tuple[int, int]],
+    k: int,
+    w: int,
+) -> bool:
+    """F6: whether a clear line from the shooter's centre reaches some point of window
+    ``w`` of wall ``k``: large pieces and other bases block (F2), the wall opened at that
+    window and at the shooter's own (F5)."""
+    table = subject.table
+    half = table.beam / 2.0
+    keep = np.ones(len(table.terrain) + len(table.models), dtype=bool)
+    keep[k] = False
+    fp = table.terrain[k].footprint
+    assert isinstance(fp, WallFootprint)
+    ws = sorted({w, *(ww for kk, ww in windows if kk == k)})
+    parts = join([blockers.select(keep), polygon_parts(fp.opened(ws), half, k)])
+    x0, y0, x1, y1 = box(table)
+    opening = fp.window_opening(fp.windows[w])
+    bx0, by0, bx1, by1 = opening.bounds
+    where = (min(x0, bx0), min(y0, by0), max(x1, bx1), max(y1, by1))
+    rest = difference(opening, _blocked(origin, parts, where))
+    return bool(rest.length > 1e-9)
+
+
+def _split(
+    classes: list[tuple[BaseGeometry, int]], shade: BaseGeometry, touch: BaseGeometry | None
+) -> list[tuple[BaseGeometry, int]]:
+    """Each class split by a piece's shadow (+1, F3) and, within it, its touch region
+    (+3 instead, F4)."""
+    out = []
+    for shape, value in classes:
+        inner = intersection(shape, shade)
+        out.append((difference(shape, shade), value))
+        if touch is None:
+            out.append((inner, value + 1))
+        else:
+            out.append((difference(inner, touch), value + 1))
+            out.append((intersection(inner, touch), value + 3))
+    return [(s, v) for s, v in out if not s.is_empty]
+
+
+def _regions(
+    shooter: str,
+    classes: Sequence[tuple[BaseGeometry, int]],
+    seen: BaseGeometry,
+    *,
+    per_point: BaseGeometry = EMPTY,
+) -> ShooterRegions:
+    """Classes of equal cover merged, by cover."""
+    by: dict[int, list[BaseGeometry]] = {}
+    for shape, value in classes:
+        by.setdefault(value, []).append(shape)
+    merged = tuple(
+        (v, shapely.union_all(shapes) if len(shapes) > 1 else shapes[0])
+        for v, shapes in sorted(by.items())
+    )
+    kept = tuple((v, s) for v, s in merged if s.area > 0)
+    return ShooterRegions(shooter, kept, seen, per_point)
+
+
+def mordheim(
+    subject: Subject, shooter: str, *, windows_open: bool, pitch: float = 2.0
+) -> ShooterRegions:
+    """M1 and M8 for ``shooter`` against the subject standing anywhere on the table:
+    seen where some of the base is in the clear region (M1, S2 > 0), in cover where some
+    of it is in the shadow of any piece or other base (M8)."""
+    table = subject.table
+    r = subject.radius
+    walls = sight.walls_with_windows(table) if windows_open else frozenset()
+    pc = _mordheim_pieces(subject, walls)
+    i = table.model_index(shooter)
+    me = table.model(shooter)
+    origin = (me.at.x, me.at.y)
+    x0, y0, x1, y1 = box(table)
+    wide = (x0 - r - 1, y0 - r - 1, x1 + r + 1, y1 + r + 1)
+    ignored = np.zeros(len(pc.blocks), dtype=bool)
+    if me.inside is not None and me.inside in table:
+        ignored[[t.id for t in table.terrain].index(me.inside)] = True
+    m1 = _mask(pc, subject, i, pc.blocks & ~ignored)
+    m8 = _mask(pc, subject, i, ~ignored)
+    hidden = _blocked(origin, pc.parts.select(m1), wide)
+    clear = difference(shapely.box(*wide), hidden)
+    qs = quad_segs(r) if r > 0 else 1
+    table_box = box_shape(table)
+    seen = intersection(clear.buffer(r, quad_segs=qs) if r > 0 else clear, table_box)
+    hides = _blocked(origin, pc.parts.select(m8), wide)
+    covered = hides.buffer(r, quad_segs=qs) if r > 0 else hides
+    # where the base would overlap a hiding piece, a piece behind its near side hides
+    # nothing of it (S2 looks at the near side): those points are ruled one by one
+    solids = _grown(subject, pc, m8, walls)
+    near = solids.buffer(r, quad_segs=qs) if r > 0 else EMPTY
+    doubt = intersection(intersection(seen, covered), near)
+    sure = difference(intersection(seen, covered), near)
+    classes = [(difference(seen, covered), 0), (sure, 1)]
+    cells: list[tuple[BaseGeometry, int]] = []
+    if not doubt.is_empty:
+        cells = _cells(origin, solids, doubt, r, pitch)
+    return _regions(shooter, [*classes, *cells], seen, per_point=doubt)
+
+
+def _grown(subject: Subject, pc: Pieces, mask: np.ndarray, walls: frozenset[str]) -> BaseGeometry:
+    """The footprints of the pieces flagged in ``mask`` (terrain, then bases) grown by
+    ``beam/2``, as one shape (the walls in ``walls`` opened at their windows)."""
+    table = subject.table
+    half = table.beam / 2.0
+    shapes = []
+    for k in np.flatnonzero(mask):
+        if k < pc.n_terrain:
+            t = table.terrain[k]
+            fp = t.footprint
+            shape = fp.solid() if t.id in walls and isinstance(fp, WallFootprint) else None
+            shapes.append(touch_like(table, int(k), half, shape))
+        else:
+            m = table.models[k - pc.n_terrain]
+            grow = m.base.radius + half
+            if grow > 0:
+                shapes.append(shapely.Point(m.at.x, m.at.y).buffer(grow, quad_segs=quad_segs(grow)))
+    return shapely.union_all(shapes) if shapes else EMPTY
+
+
+def touch_like(table: Table, k: int, grow: float, shape: BaseGeometry | None) -> BaseGeometry:
+    """Terrain piece ``k`` (or ``shape``) grown by ``grow`` mm, arcs within tolerance."""
+    fp = table.terrain[k].footprint
+    if shape is None and isinstance(fp, CircleFootprint):
+        g = fp.radius + grow
+        return shapely.Point(fp.centre.x, fp.centre.y).buffer(g, quad_segs=quad_segs(g))
+    base = fp.shape() if shape is None else shape
+    return base.buffer(grow, quad_segs=quad_segs(grow)) if grow > 0 else base
+
+
+def _cells(
+    origin: tuple[float, float], solids: BaseGeometry, doubt: BaseGeometry, r: float, pitch: float
+) -> list[tuple[BaseGeometry, int]]:
+    """M8 point by point over the cells of ``pitch`` mm whose centre lies in ``doubt``:
+    in cover (1) when a hiding piece meets the part of the view cone in front of the
+    base (from the shooter's centre to the near side of the base), else 0."""
+    x0, y0, x1, y1 = doubt.bounds
+    xs = np.arange(np.floor(x0 / pitch), np.ceil(x1 / pitch)) * pitch + pitch / 2
+    ys = np.arange(np.floor(y0 / pitch), np.ceil(y1 / pitch)) * pitch + pitch / 2
+    gx, gy = np.meshgrid(xs, ys)
+    px, py = gx.ravel(), gy.ravel()
+    keep = shapely.contains_xy(doubt, px, py)
+    px, py = px[keep], py[keep]
+    if not len(px):
+        return []
+    hit = front_hidden(origin, solids, px, py, r)
+    boxes = shapely.box(px - pitch / 2, py - pitch / 2, px + pitch / 2, py + pitch / 2)
+    out = []
+    for value in (0, 1):
+        chosen = boxes[hit == bool(value)]
+        if len(chosen):
+            out.append((intersection(shapely.union_all(chosen), doubt), value))
+    return out
+
+
+def front_hidden(
+    origin: tuple[float, float], solids: BaseGeometry, px: np.ndarray, py: np.ndarray, r: float
+) -> np.ndarray:
+    """For bases of radius ``r`` centred at ``(px, py)``: whether ``solids`` meet the view
+    cone from ``origin`` to the near side of the base (S2 < 1: some of it hidden, M8)."""
+    cx, cy = origin
+    dx, dy = px - cx, py - cy
+    d = np.hypot(dx, dy)
+    phi = np.arctan2(dy, dx)
+    beta = np.arccos(np.clip(r / np.maximum(d, 1e-12), 0.0, 1.0))
+    m = 24
+    t = np.linspace(-1.0, 1.0, m)
+    ang = phi[:, None] + np.pi + beta[:, None] * t[None, :]
+    ax = px[:, None] + r * np.cos(ang)
+    ay = py[:, None] + r * np.sin(ang)
+    ring = np.concatenate(
+        [
+            np.column_stack([np.full(len(px), cx), np.full(len(px), cy)])[:, None, :],
+            np.stack([ax, ay], axis=2),
+        ],
+        axis=1,
+    )
+    cones = shapely.polygons(ring)
+    shapely.prepare(solids)
+    inside = d <= r
+    return np.asarray(shapely.intersects(solids, cones)) | inside
+
+
+def _mordheim_pieces(subject: Subject, walls: frozenset[str]) -> Pieces:
+    """The pieces with the walls in ``walls`` opened at every window (M12)."""
+    table = subject.table
+    half = table.beam / 2.0
+    pc = pieces(table, half)
+    if not walls:
+        return pc
+    keep = np.ones(len(pc.blocks), dtype=bool)
+    extra = []
+    for k, t in enumerate(table.terrain):
+        if t.id in walls:
+            keep[k] = False
+            fp = t.footprint
+            assert isinstance(fp, WallFootprint)
+            extra.append(polygon_parts(fp.solid(), half, k))
+    return Pieces(join([pc.parts.select(keep), *extra]), pc.n_terrain, pc.blocks, pc.shapes)
