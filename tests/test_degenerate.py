@@ -115,9 +115,14 @@ def test_a_wall_all_windows_is_ruled_by_every_question(windows, jit) -> None:
     # F5: a at the window sees as if the wall were not there; F6: b reaches the opening
     assert frost["a", "b"]["visible"] and frost["a", "b"]["because"].startswith("F5 w")
     assert frost["b", "a"]["visible"] and frost["b", "a"]["because"].startswith("F6 w")
-    # Dark Age and Mordheim know no windows: the wall stands between a and b
-    assert not los(answers, "darkage")["a", "b"]["visible"]
-    assert not los(answers, "mordheim")["b", "a"]["visible"]
+    # M12: outside Frostgrave the windows are openings, here the whole wall: a and b see
+    # each other; with `windows: closed` the wall stands between them
+    assert los(answers, "darkage")["a", "b"]["visible"]
+    assert los(answers, "mordheim")["b", "a"]["visible"]
+    closed = dataclasses.replace(table, options=(*table.options, ("windows", "closed")))
+    shut = every_answer(closed)
+    assert not los(shut, "darkage")["a", "b"]["visible"]
+    assert not los(shut, "mordheim")["b", "a"]["visible"]
 
 
 def test_a_wall_all_windows_seen_solid_is_an_empty_piece(jit) -> None:

@@ -632,12 +632,6 @@ def _targets(table: Table) -> dict[Any, Any]:
     return targets
 
 
-@pytest.mark.xfail(
-    raises=IndexError,
-    strict=False,
-    reason="the F5/F6 window code in progress (sight.view_of_segment) raises IndexError on "
-    "some tables with models at windows, written directly too; reported, remove when fixed",
-)
 @pytest.mark.parametrize("fmt", ["uvtt", "foundry-v9", "foundry-v11"])
 @pytest.mark.parametrize("seed", range(6))
 def test_imported_scenes_rule_as_the_table_written_directly(

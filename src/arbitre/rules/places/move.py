@@ -136,9 +136,9 @@ class MoveRuling:
             "points": self.points,
             "ways": [w.to_json() for w in self.ways],
             "unreachable": list(self.unreachable),
+            **self.margin.to_json(None),
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
-            **self.margin.to_json(None),
         }
 
 

@@ -116,9 +116,9 @@ class PlaceRuling:
             "neighbours": [n.to_json() for n in self.neighbours],
             "units": [o.to_json() for o in self.occupants],
             "arriving": [e.to_json() for e in self.arriving],
+            **self.margin.to_json(None),
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
-            **self.margin.to_json(None),
         }
 
 

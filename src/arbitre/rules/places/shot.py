@@ -118,9 +118,9 @@ class ShotRuling:
             "junctions": list(self.junctions),
             "counted": list(self.counted),
             "way": [c.to_json() for c in self.way],
+            **self.margin.to_json(None),
             "reasons": reasons_json(self.reasons),
             "refusals": reasons_json(self.refusals),
-            **self.margin.to_json(None),
         }
 
 
