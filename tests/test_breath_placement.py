@@ -16,8 +16,7 @@ import jsonschema
 import numpy as np
 import pytest
 import shapely
-import typer
-from typer.testing import CliRunner
+from test_breath import run  # the breath command in a bare app (tests/test_breath.py)
 
 from arbitre import cone_space
 from arbitre import templates as T
@@ -180,24 +179,6 @@ def test_requests_check_the_apex() -> None:
 
 
 # --- the command ---------------------------------------------------------------------------------
-
-
-def _app() -> typer.Typer:
-    from arbitre.faces.cli.breath import register
-
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-
-    @app.callback()
-    def _root() -> None:
-        """arbitre"""
-
-    register(app)
-    return app
-
-
-def run(*args: str) -> tuple[int, str, BaseException | None]:
-    result = CliRunner().invoke(_app(), list(args))
-    return result.exit_code, result.stdout, result.exception
 
 
 def test_cli_best_reports_apex_and_axis_of_the_best_and_the_runner_up() -> None:
