@@ -367,14 +367,7 @@ def critical_apexes(
     pc = _pieces(f)
     found = [_apex_circle(f), *_single_events(f, pc), *_pair_events(f, pc)]
     found += _apex_only(table, f, tie=tie, by_apex=by_apex, shield=shield)
-    angles = np.sort(np.mod(np.concatenate([np.ravel(a) for a in found]), TWO_PI))
-    angles = angles[np.isfinite(angles)]
-    if len(angles):
-        keep = np.concatenate([[True], np.diff(angles) > APEX_EPS])
-        angles = angles[keep]
-        if len(angles) > 1 and angles[-1] - angles[0] > TWO_PI - APEX_EPS:
-            angles = angles[:-1]
-    return np.asarray(angles, dtype=np.float64)
+    return cone_sweep.circle_angles(found, APEX_EPS)
 
 
 __all__ = ["APEX_EPS", "EVENT_TOL", "Frame", "critical_apexes", "frame", "gap", "unit_roots"]

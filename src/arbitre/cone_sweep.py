@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 
 import numpy as np
@@ -399,12 +399,18 @@ def _critical(table: Table, f: _Frame, tie: float, *, ordered: bool, shield: boo
         crit.extend(_order_angles(f, tie))
     if shield:
         crit.extend(_blocking_angles(table, f, ordered))
-    angles = np.sort(np.mod(np.concatenate(crit), TWO_PI))
+    return circle_angles(crit, ANGLE_EPS)
+
+
+def circle_angles(parts: Sequence[np.ndarray], eps: float) -> np.ndarray:
+    """The angles of ``parts`` on the circle: in [0, 2 pi), finite, sorted, those within
+    ``eps`` of the one before merged (across 2 pi too)."""
+    angles = np.sort(np.mod(np.concatenate([np.ravel(a) for a in parts]), TWO_PI))
     angles = angles[np.isfinite(angles)]
     if len(angles):
-        keep = np.concatenate([[True], np.diff(angles) > ANGLE_EPS])
+        keep = np.concatenate([[True], np.diff(angles) > eps])
         angles = angles[keep]
-        if len(angles) > 1 and angles[-1] - angles[0] > TWO_PI - ANGLE_EPS:
+        if len(angles) > 1 and angles[-1] - angles[0] > TWO_PI - eps:
             angles = angles[:-1]
     return np.asarray(angles, dtype=np.float64)
 
@@ -564,4 +570,14 @@ def _merge(arcs: list[Arc], ordered: bool) -> tuple[Arc, ...]:
     return tuple(out)
 
 
-__all__ = ["ANGLE_EPS", "CELLS", "ROOT_ROWS", "TWO_PI", "Arc", "Sweep", "sweep", "trig_roots"]
+__all__ = [
+    "ANGLE_EPS",
+    "CELLS",
+    "ROOT_ROWS",
+    "TWO_PI",
+    "Arc",
+    "Sweep",
+    "circle_angles",
+    "sweep",
+    "trig_roots",
+]
