@@ -261,6 +261,16 @@ def _with_bridges(
     )
 
 
+#: Segments per quarter circle of a disc drawn as a polygon (G4 bridges).
+_SEGS = 64
+
+
+def _covering(r: np.ndarray | float) -> np.ndarray | float:
+    """The buffer radius whose polygon of :data:`_SEGS` segments a quarter covers the
+    circle of radius ``r`` (an inscribed one lies up to r (1 - cos) inside it)."""
+    return r / math.cos(math.pi / (4 * _SEGS))
+
+
 def _bridges(
     disc: np.ndarray, shapes: Sequence[BaseGeometry | None], tolerance: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -268,16 +278,17 @@ def _bridges(
     overlapping, and the segment joining their nearest points (one per separate contact
     place of a non-convex piece). ``shapes[k]`` is piece k's footprint as packed, None
     for a disc (``disc[k]``). Returns the pairs (k, j) and the segments (x0, y0, x1, y1)."""
+    if len(shapes) < 2:
+        return np.zeros((0, 2), np.int64), np.zeros((0, 4))
+    # discs as polygons for the broad phase only (disc pairs are measured exactly below),
+    # in one vectorised call, each covering its circle
+    circles = shapely.buffer(
+        shapely.points(disc[:, :2]), _covering(np.maximum(disc[:, 2], 1e-9)), quad_segs=_SEGS
+    )
     geoms = [
-        shapely.Point(disc[k, 0], disc[k, 1]).buffer(max(disc[k, 2], 1e-9), 64)
-        if shape is None
-        else shape
-        if shape.is_valid
-        else shapely.make_valid(shape)
+        circles[k] if shape is None else shape if shape.is_valid else shapely.make_valid(shape)
         for k, shape in enumerate(shapes)
     ]
-    if len(geoms) < 2:
-        return np.zeros((0, 2), np.int64), np.zeros((0, 4))
     reach = tolerance + 10 * _K.EPS
     tree = shapely.STRtree(geoms)
     left, right = tree.query(geoms, predicate="dwithin", distance=reach + 1e-3)
@@ -320,7 +331,7 @@ def _contact_segments(
         centre = shapely.Point(cx, cy)
         if a.contains(centre) or a.distance(centre) - r < -_K.EPS:
             return []
-        near = a.intersection(centre.buffer(r + reach, 64))
+        near = a.intersection(centre.buffer(_covering(r + reach), _SEGS))
     else:
         if a.intersection(b).area > 0.0:
             return []
