@@ -15,7 +15,7 @@ from arbitre.vocabulary import COUNTS, SIZES, TERMS, count, term
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The keywords of babel.cfg's extract command.
-KEYWORDS = {"N_": None, "T_": None, "TN_": (1, 2), "Word": None}
+KEYWORDS = {"_": None, "N_": None, "T_": None, "TN_": (1, 2), "Word": None}
 
 
 def source_ids() -> set[str | tuple[str, str]]:

@@ -11,7 +11,14 @@ from dataclasses import dataclass
 
 
 class ArbitreError(Exception):
-    """A mistake in what the user asked for: bad file, unknown id, bad option."""
+    """A mistake in what the user asked for: bad file, unknown id, bad option.
+
+    Its message may be a :class:`arbitre.i18n.Text`: ``str(error)`` words it in the
+    current language, when it is printed.
+    """
+
+    def __str__(self) -> str:
+        return " ".join(str(a) for a in self.args) if self.args else ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -19,10 +26,10 @@ class Problem:
     """One problem in a scenario: where it is (``models[2].base``) and what is wrong."""
 
     path: str
-    message: str
+    message: object  # a str, or an arbitre.i18n.Text worded when printed
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else self.message
+        return f"{self.path}: {self.message}" if self.path else str(self.message)
 
 
 #: Problems shown in a message; the rest are counted ("... and 12 more").
@@ -35,16 +42,25 @@ class ScenarioError(ArbitreError):
     def __init__(self, problems: Sequence[Problem], *, source: str | None = None) -> None:
         self.problems = tuple(problems)
         self.source = source
-        super().__init__(self._text())
+        super().__init__()
+
+    def __str__(self) -> str:
+        return self._text()
 
     def _text(self) -> str:
+        from arbitre.i18n import TN_  # the language machinery imports this module
+
         head = f"{self.source}: " if self.source else ""
         if len(self.problems) == 1:
             return f"{head}{self.problems[0]}"
         lines = "\n".join(f"  {p}" for p in self.problems[:MAX_SHOWN])
         if len(self.problems) > MAX_SHOWN:
-            lines += f"\n  ... and {len(self.problems) - MAX_SHOWN} more"
-        return f"{head}{len(self.problems)} problems\n{lines}"
+            more = TN_(
+                "... and {n} more", "... and {n} more", "n", n=len(self.problems) - MAX_SHOWN
+            )
+            lines += f"\n  {more}"
+        count = TN_("{n} problem", "{n} problems", "n", n=len(self.problems))
+        return f"{head}{count}\n{lines}"
 
 
 class RulesError(ArbitreError):

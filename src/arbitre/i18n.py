@@ -21,14 +21,13 @@ import gettext
 import io
 import os
 import string
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from typing import Any, Literal
-
-from babel.messages import mofile, pofile
-from babel.numbers import format_decimal
 
 from arbitre.errors import ArbitreError
 
@@ -36,6 +35,39 @@ Lang = Literal["en", "fr"]
 LANGS: tuple[Lang, ...] = ("en", "fr")
 _LOCALES: dict[Lang, str] = {"en": "en_GB", "fr": "fr_FR"}
 DOMAIN = "arbitre"
+
+
+#: The language texts are rendered in where no language is passed (:func:`speaking`).
+_CURRENT: ContextVar[Lang] = ContextVar("arbitre_lang", default="en")
+
+
+def current() -> Lang:
+    """The language texts render in now (English unless :func:`speaking` or :func:`use`
+    chose another)."""
+    return _CURRENT.get()
+
+
+@contextmanager
+def speaking(lang: Lang) -> Iterator[None]:
+    """Render every text in ``lang`` within the block (a face: one CLI command, one page
+    request)."""
+    token = _CURRENT.set(check(lang))
+    try:
+        yield
+    finally:
+        _CURRENT.reset(token)
+
+
+def use(lang: Lang) -> None:
+    """Render every text in ``lang`` from now on in this context (the CLI process)."""
+    _CURRENT.set(check(lang))
+
+
+def check(lang: str) -> Lang:
+    """``lang`` if it is a language arbitre speaks; else an error naming it."""
+    if lang not in LANGS:
+        raise ArbitreError(f"language {lang!r}: expected one of en, fr")
+    return lang
 
 
 def N_(msgid: str) -> str:
@@ -76,6 +108,8 @@ def translations(lang: Lang) -> gettext.NullTranslations:
     source language, translates nothing but still follows English plural rules)."""
     if lang == "en":
         return gettext.NullTranslations()
+    from babel.messages import mofile, pofile  # only when French is spoken
+
     with catalogue_path(lang).open("rb") as f:
         catalog = pofile.read_po(f, locale=_LOCALES[lang], domain=DOMAIN)
     buf = io.BytesIO()
@@ -84,22 +118,24 @@ def translations(lang: Lang) -> gettext.NullTranslations:
     return gettext.GNUTranslations(buf)
 
 
-def tr(msgid: str, lang: Lang) -> str:
-    """``msgid`` in ``lang`` (the id itself when the catalogue lacks it)."""
-    return translations(lang).gettext(msgid)
+def tr(msgid: str, lang: Lang | None = None) -> str:
+    """``msgid`` in ``lang`` (default: :func:`current`; the id itself when the catalogue
+    lacks it)."""
+    return translations(lang or current()).gettext(msgid)
 
 
-def trn(singular: str, plural: str, n: int, lang: Lang) -> str:
+def trn(singular: str, plural: str, n: int, lang: Lang | None = None) -> str:
     """The singular or plural message for ``n`` by ``lang``'s plural rule (French: 0 and
     1 take the singular)."""
-    return translations(lang).ngettext(singular, plural, n)
+    return translations(lang or current()).ngettext(singular, plural, n)
 
 
-def number(value: float, lang: Lang, digits: int = 4) -> str:
-    """``value`` to ``digits`` significant digits, in ``lang``'s way ("2.5", "2,5")."""
-    rounded = float(f"{value:.{digits}g}")
-    text = format_decimal(rounded, format="#,##0.##########", locale=_LOCALES[lang])
-    return str(text)
+def number(value: float, lang: Lang | None = None, digits: int = 4) -> str:
+    """``value`` to ``digits`` significant digits, in ``lang``'s way ("2.5", "2,5"): the
+    English form is Python's ``g`` format, the French one the same with a decimal comma
+    (no digit grouping, as the rulings have always printed numbers)."""
+    text = f"{float(value):.{digits}g}"
+    return text.replace(".", ",") if (lang or current()) == "fr" else text
 
 
 #: Unit names per language: (singular, plural). Units not listed keep their own name.
@@ -131,7 +167,8 @@ class Length:
     unit: str = "mm"
     unit_mm: float = 1.0
 
-    def render(self, lang: Lang) -> str:
+    def render(self, lang: Lang | None = None) -> str:
+        lang = lang or current()
         value = self.mm / self.unit_mm
         return f"{number(value, lang)} {unit_name(self.unit, lang, float(f'{value:.4g}'))}"
 
@@ -143,8 +180,11 @@ class Word:
 
     msgid: str
 
-    def render(self, lang: Lang) -> str:
-        return tr(self.msgid, lang)
+    def render(self, lang: Lang | None = None) -> str:
+        return tr(self.msgid, lang or current())
+
+    def __str__(self) -> str:
+        return self.render()
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,8 +198,10 @@ class Text:
     plural: str | None = None
     count: str | None = None
 
-    def render(self, lang: Lang = "en") -> str:
-        """The message in ``lang``, its parameters worded in ``lang`` too."""
+    def render(self, lang: Lang | None = None) -> str:
+        """The message in ``lang`` (default: :func:`current`), its parameters worded in
+        ``lang`` too."""
+        lang = lang or current()
         values = dict(self.params)
         if self.plural is not None and self.count is not None:
             template = trn(self.msgid, self.plural, int(values[self.count]), lang)
@@ -168,7 +210,23 @@ class Text:
         return template.format(**{k: param(v, lang) for k, v in values.items()})
 
     def __str__(self) -> str:
-        return self.render("en")
+        return self.render()
+
+    def __format__(self, spec: str) -> str:
+        return format(self.render(), spec)
+
+    def __add__(self, other: object) -> Text:
+        """A text followed by another (or by a plain string, used as it is)."""
+        return Text("{a}{b}", (("a", self), ("b", other)))
+
+    def __radd__(self, other: object) -> Text:
+        return Text("{a}{b}", (("a", other), ("b", self)))
+
+
+def _(msgid: str) -> str:
+    """``msgid`` in the current language, now (a face's fixed words: a column header, a
+    legend's label; extracted by Babel's default ``_`` keyword)."""
+    return tr(msgid)
 
 
 def T_(msgid: str, **params: Any) -> Text:
@@ -182,9 +240,68 @@ def TN_(singular: str, plural: str, count: str, **params: Any) -> Text:
     return Text(singular, tuple(params.items()), plural, count)
 
 
-def param(value: Any, lang: Lang) -> str:
-    """One parameter worded in ``lang``."""
-    if isinstance(value, (Length, Word, Text)):
+@dataclass(frozen=True, slots=True)
+class At:
+    """A point parameter: ``(x, y)`` in mm worded in the report unit ("(2.5, 3)"; French
+    "(2,5 ; 3)")."""
+
+    x: float
+    y: float
+    unit_mm: float = 1.0
+
+    def render(self, lang: Lang | None = None) -> str:
+        lang = lang or current()
+        x, y = (number(v / self.unit_mm, lang) for v in (self.x, self.y))
+        return f"({x} ; {y})" if lang == "fr" else f"({x}, {y})"
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+@dataclass(frozen=True, slots=True)
+class Join:
+    """A list parameter: its items worded one by one, joined by ``sep`` (", " by default);
+    ``empty`` (a message id) when there are none."""
+
+    items: tuple[Any, ...]
+    sep: str = ", "
+    empty: str = ""
+
+    def render(self, lang: Lang | None = None) -> str:
+        lang = lang or current()
+        if not self.items:
+            return tr(self.empty, lang) if self.empty else ""
+        return self.sep.join(param(i, lang) for i in self.items)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+@dataclass(frozen=True, slots=True)
+class Num:
+    """A number parameter in a given format spec (``Num(0.25, ".0%")`` is "25%"), the
+    decimal sign per language ("2.50" / "2,50")."""
+
+    value: float
+    spec: str = ".4g"
+
+    def render(self, lang: Lang | None = None) -> str:
+        text = format(self.value, self.spec)
+        return text.replace(".", ",") if (lang or current()) == "fr" else text
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+def join(items: Iterable[Any], sep: str = ", ", empty: str = "") -> Join:
+    """A :class:`Join` of ``items`` (``empty``: a message id marked with :func:`N_`)."""
+    return Join(tuple(items), sep, empty)
+
+
+def param(value: Any, lang: Lang | None = None) -> str:
+    """One parameter worded in ``lang`` (default: :func:`current`)."""
+    lang = lang or current()
+    if isinstance(value, (Length, Word, Text, At, Join, Num)):
         return value.render(lang)
     if isinstance(value, float):
         return number(value, lang)

@@ -139,6 +139,7 @@ def dump(table: Table) -> dict[str, Any]:
         arbitre=1,
         name=table.name or None,
         rules=table.rules,
+        lang=table.lang,
         unit="mm",
         report_unit=None if table.unit == Unit("mm", 1.0) else _unit_name(table),
         toise=table.toise,
@@ -553,6 +554,7 @@ def _build(doc: ScenarioDoc) -> Table:
         options=tuple(sorted((doc.options or {}).items())),
         size_classes=tuple(doc.size_classes),
         toise=doc.toise,
+        lang=doc.lang,
     )
 
 

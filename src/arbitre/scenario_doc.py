@@ -37,6 +37,7 @@ Text = Annotated[str, Field(strict=True)]
 Ident = Annotated[str, Field(strict=True, min_length=1)]
 XY = Annotated[list[Number], Field(min_length=2, max_length=2)]
 UnitName = Literal["mm", "cm", "in", "toise"]
+LangName = Literal["en", "fr"]
 
 
 class Doc(BaseModel):
@@ -166,6 +167,7 @@ class HeaderDoc(Doc):
     arbitre: Literal[1]
     name: Text | None = None
     rules: Text | None = None
+    lang: LangName | None = Field(None, description="language of the rulings (en, fr)")
     unit: UnitName = "mm"
     report_unit: UnitName | None = Field(None, description="unit of reports; default: unit")
     toise: Positive | None = Field(None, description="mm per toise")

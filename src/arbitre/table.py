@@ -15,6 +15,7 @@ from typing import Literal
 
 from arbitre.errors import RulesError
 from arbitre.geometry import Disc, Footprint, Point
+from arbitre.i18n import At, Length
 
 Sight = Literal["blocks", "cover"]
 
@@ -52,6 +53,14 @@ class Unit:
     def length(self, mm: float) -> str:
         """The one wording of a length for people: ``"3.5 in"`` (4 significant digits)."""
         return f"{self.from_mm(mm):.4g} {self.name}"
+
+    def measure(self, mm: float) -> Length:
+        """``mm`` as a text parameter worded in this unit per language ("2.5 in", "2,5 po")."""
+        return Length(float(mm), self.name, self.mm)
+
+    def at(self, x: float, y: float) -> At:
+        """A point as a text parameter in this unit per language ("(2.5, 3)", "(2,5 ; 3)")."""
+        return At(float(x), float(y), self.mm)
 
     def point(self, x: float, y: float) -> str:
         """The one wording of a point for people: ``"(12, 3.5)"`` in this unit."""
@@ -127,6 +136,7 @@ class Table:
     options: tuple[tuple[str, object], ...] = ()
     size_classes: tuple[str, ...] = DEFAULT_SIZE_CLASSES
     toise: float | None = None
+    lang: str | None = field(default=None, compare=False)
     _index: dict[str, int] = field(default_factory=dict, compare=False, hash=False, repr=False)
     _hash: int = field(default=0, compare=False, hash=False, repr=False)
 

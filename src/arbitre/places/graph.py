@@ -223,6 +223,7 @@ class PlaceMap:
     name: str = ""
     options: tuple[tuple[str, Any], ...] = ()
     rules: str = "places"
+    lang: str | None = field(default=None, compare=False)
     graph: Any = field(init=False, repr=False, compare=False)
     _by_id: dict[str, Place | Junction | Unit] = field(init=False, repr=False, compare=False)
     _order: dict[str, int] = field(init=False, repr=False, compare=False)

@@ -52,6 +52,7 @@ from arbitre.problems import path as _path
 from arbitre.problems import problem as _problem
 from arbitre.problems import show as _show
 from arbitre.scenario import _parse, read_document
+from arbitre.scenario_doc import LangName
 from arbitre.text import fold
 
 #: Most places, adjacencies and units a places scenario may hold.
@@ -108,6 +109,7 @@ class PlacesDoc(Doc):
     arbitre: Literal[1]
     name: Text | None = None
     rules: Text | None = Field(None, description="places, if stated")
+    lang: LangName | None = Field(None, description="language of the rulings (en, fr)")
     options: Annotated[dict[str, Any], Field(max_length=MAX_ITEMS)] | None = None
     cites: Annotated[list[Text], Field(max_length=MAX_ITEMS)] | None = Field(
         None, description="golden tests: rule IDs; ignored"
@@ -261,6 +263,7 @@ def _check(doc: object) -> tuple[PlaceMap | None, list[Problem]]:
         units=tuple(_unit(u, arrived[i]) for i, u in units),
         name=header.name or "",
         options=tuple(sorted((header.options or {}).items())),
+        lang=header.lang,
     ), []
 
 

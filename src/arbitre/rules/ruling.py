@@ -20,6 +20,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arbitre.dice import Distribution, chance_json
 from arbitre.errors import RulesError
+from arbitre.i18n import Lang, Text, speaking
 from arbitre.table import MM, Unit
 
 #: Version of the JSON form of rulings.
@@ -39,11 +40,26 @@ RULE_IDS: frozenset[str] = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Reason:
-    """One step of a ruling: the rule applied, the pieces involved, in words."""
+    """One step of a ruling: the rule applied, the pieces involved, in words.
+
+    ``message`` is a :class:`~arbitre.i18n.Text` (a message id and its parameters), worded
+    in a language only when read: :attr:`text` in the current language
+    (:func:`arbitre.i18n.speaking`), :meth:`render` in a given one.
+    """
 
     rule: str
     ids: tuple[str, ...]
-    text: str
+    message: Text | str
+
+    @property
+    def text(self) -> str:
+        """The words in the current language."""
+        return str(self.message)
+
+    def render(self, lang: Lang | None = None) -> str:
+        """The words in ``lang`` (default: the current language)."""
+        m = self.message
+        return m if isinstance(m, str) else m.render(lang)
 
     def to_json(self) -> dict[str, Any]:
         return {"rule": self.rule, "ids": list(self.ids), "text": self.text}
@@ -205,7 +221,12 @@ class Answer:
             raise RulesError(f"{self.kind}: {len(self.rulings)} rulings, not one")
         return self.rulings[0]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self, lang: Lang | None = None) -> dict[str, Any]:
+        """The JSON 2 envelope; its ``text`` fields in ``lang`` (default: the current
+        language). Keys, ids and rule IDs never change with the language."""
+        if lang is not None:
+            with speaking(lang):
+                return self.to_json()
         return {
             "arbitre": JSON_VERSION,
             "kind": self.kind,

@@ -7,6 +7,7 @@ module of their own; :mod:`arbitre.faces.cli.table` holds the commands every tab
 
 from __future__ import annotations
 
+import contextvars
 import sys
 import traceback
 from collections.abc import Sequence
@@ -17,7 +18,7 @@ import typer
 
 from arbitre.errors import ArbitreError
 from arbitre.faces.cli import breath, darkage, imports, maps, mordheim, places, serve, table
-from arbitre.faces.cli.common import Command, Group
+from arbitre.faces.cli.common import Command, Group, start_language
 
 app = typer.Typer(
     name="arbitre",
@@ -82,9 +83,14 @@ BUG = 70
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; library errors become one line and exit code 2, an
     unexpected error one line asking for a report and exit code 70 (its traceback only
-    with ``--debug``)."""
+    with ``--debug``). The language chosen for it does not outlive it."""
     args = list(argv) if argv is not None else sys.argv[1:]
+    return contextvars.copy_context().run(_main, args)
+
+
+def _main(args: list[str]) -> int:
     try:
+        start_language()
         app(args=args, standalone_mode=False)
     except ArbitreError as exc:
         print(f"arbitre: {_bounded(str(exc))}", file=sys.stderr)

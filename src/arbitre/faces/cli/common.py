@@ -9,12 +9,15 @@ rich markup.
 
 from __future__ import annotations
 
+import functools
+import inspect
 import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Annotated, Any
@@ -25,7 +28,7 @@ from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from arbitre import reading, sanity
+from arbitre import i18n, reading, sanity
 from arbitre.errors import ArbitreError, RulesError
 from arbitre.files import load
 from arbitre.places import PlaceMap
@@ -136,7 +139,9 @@ def load_file(file: Path, max_bytes: int = MAX_BYTES) -> Table | PlaceMap:
     """The table or places map of ``file``, read once and at most ``max_bytes`` long."""
     if max_bytes < 1:
         raise RulesError(f"--max-bytes {max_bytes}: expected a number of bytes, at least 1")
-    return load(file, max_bytes=max_bytes)
+    subject = load(file, max_bytes=max_bytes)
+    scenario_language(subject)
+    return subject
 
 
 def load_table(file: Path, command: str, max_bytes: int = MAX_BYTES) -> Table:
@@ -263,6 +268,67 @@ def _plain(params: list[Any]) -> list[Any]:
     return params
 
 
+# -- the language of every command ------------------------------------------------------
+
+#: The ``--lang`` given on the command line, if any (it wins over the scenario's ``lang``).
+_LANG_FLAG: list[str | None] = [None]
+
+
+def _given_lang(value: str | None) -> None:
+    if value is not None:
+        _LANG_FLAG[0] = value
+        i18n.use(i18n.choose(value))
+
+
+LangOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--lang",
+        metavar="fr|en",
+        help="Language of the output (default: the scenario's `lang`, else LANG/LC_ALL, "
+        "else English).",
+        callback=_given_lang,
+        is_eager=True,
+        show_default=False,
+        rich_help_panel=IO_PANEL,
+    ),
+]
+
+
+def with_lang(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """``fn`` as a command that also takes ``--lang`` (read by its callback, before the
+    command runs; ``fn`` never sees it)."""
+    sig = inspect.signature(fn, eval_str=True)
+    hints = typing.get_type_hints(fn, include_extras=True)
+
+    @functools.wraps(fn)
+    def command(*args: Any, lang: str | None = None, **kwargs: Any) -> Any:
+        return fn(*args, **kwargs)
+
+    extra = inspect.Parameter("lang", inspect.Parameter.KEYWORD_ONLY, default=None)
+    params = [
+        p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values()
+    ]
+    command.__signature__ = sig.replace(  # type: ignore[attr-defined]
+        parameters=[*params, extra.replace(annotation=LangOpt)]
+    )
+    command.__annotations__ = {**hints, "lang": LangOpt}
+    return command
+
+
+def start_language(environ: Any = None) -> None:
+    """The language before any file is read: the environment's (``--lang`` comes next)."""
+    _LANG_FLAG[0] = None
+    i18n.use(i18n.choose(None, None, os.environ if environ is None else environ))
+
+
+def scenario_language(subject: object) -> None:
+    """Speak the language of ``subject``'s ``lang`` field, unless ``--lang`` was given."""
+    lang = getattr(subject, "lang", None)
+    if _LANG_FLAG[0] is None and lang is not None:
+        i18n.use(i18n.choose(None, lang))
+
+
 class Command(TyperCommand):
     """A command whose help shows no ``<bool>``/``<str>`` placeholders."""
 
@@ -279,4 +345,4 @@ class Group(TyperGroup):
 
 def command(app: typer.Typer, fn: Callable[..., Any], panel: str, name: str | None = None) -> None:
     """Add ``fn`` to ``app`` as a command in help panel ``panel``."""
-    app.command(name, cls=Command, rich_help_panel=panel)(fn)
+    app.command(name, cls=Command, rich_help_panel=panel)(with_lang(fn))

@@ -20,6 +20,7 @@ from arbitre.faces.cli.common import (
     MaxBytesOpt,
     OptionOpt,
     ask_file,
+    command,
     esc,
     out,
     print_reasons,
@@ -139,7 +140,6 @@ def print_place(answer: Answer) -> None:
 def register(app: typer.Typer) -> None:
     """Add the places commands ``move``, ``shot`` and ``place`` to ``app``."""
 
-    @app.command(rich_help_panel=PANEL)
     def move(
         file: FileArg,
         unit: Annotated[str, typer.Argument(help="The unit that moves.", show_default=False)],
@@ -157,7 +157,6 @@ def register(app: typer.Typer) -> None:
         )
         show(answer, as_json, print_move)
 
-    @app.command(rich_help_panel=PANEL)
     def shot(
         file: FileArg,
         shooter: Annotated[str, typer.Argument(help="The unit that shoots.", show_default=False)],
@@ -172,7 +171,6 @@ def register(app: typer.Typer) -> None:
         )
         show(answer, as_json, print_shot)
 
-    @app.command(rich_help_panel=PANEL)
     def place(
         file: FileArg,
         place: Annotated[str, typer.Argument(help="The place's id.", show_default=False)],
@@ -184,4 +182,5 @@ def register(app: typer.Typer) -> None:
         _, answer = ask_file(file, "place", option=option, max_bytes=max_bytes, place=place)
         show(answer, as_json, print_place)
 
-    _ = (move, shot, place)
+    for fn in (move, shot, place):
+        command(app, fn, PANEL)
