@@ -9,7 +9,7 @@ vue", "couvert", "décor petit", "socle", "gabarit de souffle"...).
 
 from __future__ import annotations
 
-from arbitre.i18n import N_, TN_, Lang, Text, Word
+from arbitre.i18n import N_, TN_, Lang, Text, Word, tr
 
 #: The seeds' terms, by a short key.
 TERMS: dict[str, str] = {
@@ -70,3 +70,41 @@ def term(key: str, lang: Lang) -> str:
     """The term ``key`` of :data:`TERMS` (or a size of :data:`SIZES`) in ``lang``."""
     msgid = TERMS.get(key) or SIZES[key]
     return Word(msgid).render(lang)
+
+
+#: The words of G8 margin test names (``Margin.test``: "beam hedge", "contact a-b",
+#: "template edge orc"...). The name stays as it is in JSON (``margin_test``, a label like
+#: the ids); :func:`test_words` words it for people.
+MARGIN_WORDS: dict[str, str] = {
+    "template edge": N_("template edge"),
+    "half range": N_("half range"),
+    "window view": N_("window view"),
+    "window contact": N_("window contact"),
+    "beside window": N_("beside window"),
+    "beam": N_("beam"),
+    "contact": N_("contact"),
+    "range": N_("range"),
+    "elevation": N_("elevation"),
+    "order": N_("order"),
+    "window": N_("window"),
+}
+
+
+def test_words(test: str, lang: Lang | None = None) -> str:
+    """A margin test's name in ``lang`` (default: the current language): its known words
+    translated, the ids between them kept ("beam hedge" -> "faisceau hedge")."""
+    words = test.split(" ")
+    out: list[str] = []
+    k = 0
+    while k < len(words):
+        two = " ".join(words[k : k + 2])
+        if k + 1 < len(words) and two in MARGIN_WORDS:
+            out.append(tr(MARGIN_WORDS[two], lang))
+            k += 2
+        elif words[k] in MARGIN_WORDS:
+            out.append(tr(MARGIN_WORDS[words[k]], lang))
+            k += 1
+        else:
+            out.append(words[k])
+            k += 1
+    return " ".join(out)
