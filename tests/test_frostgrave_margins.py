@@ -13,11 +13,12 @@ import math
 
 import numpy as np
 import pytest
+import shapely
 from test_frostgrave import at_windows
 
-from arbitre.geometry import Point
+from arbitre.geometry import CircleFootprint, Point
 from arbitre.rules import frostgrave
-from arbitre.rules.frostgrave_margins import segment_depths
+from arbitre.rules.frostgrave_margins import JOIN_REACH, REACH, Near, near_pieces, segment_depths
 from arbitre.table import Table
 from arbitre.testing import random_table
 
@@ -95,3 +96,71 @@ def test_depth_of_a_segment_inside_a_square_is_the_distance_to_its_edge() -> Non
     assert depth[0] == pytest.approx(10.0, abs=0.7)
     assert depth[0] <= 10.0 + 1e-9
     assert depth[1] == pytest.approx(4.0, abs=1e-9)
+
+
+def _near_by_shapely(table: Table, pairs: list[tuple[str, str]]) -> list[dict[str, Near]]:
+    """The oracle of ``near_pieces`` (no windows opened): every terrain piece and other
+    base within the margin reach of each centre line, measured one by one with shapely (distance,
+    depth from 33 points along the line's part inside, sampled the same way)."""
+    half = table.beam / 2
+    out = []
+    for a, b in pairs:
+        pa, pb = table.model(a).at, table.model(b).at
+        line = shapely.LineString([(pa.x, pa.y), (pb.x, pb.y)])
+        found: dict[str, Near] = {}
+        for piece in table.terrain:
+            fp = piece.footprint
+            if isinstance(fp, CircleFootprint):
+                d = line.distance(shapely.Point(fp.centre.x, fp.centre.y)) - fp.radius
+                slack = abs(d - half)
+            else:
+                shape = fp.shape()
+                if not shape.is_valid:  # a mitred wall may cross itself
+                    shape = shapely.make_valid(shape)
+                d = line.distance(shape)
+                depth = 0.0
+                inter = line.intersection(shape)
+                if d <= 0 and inter.geom_type in ("LineString", "MultiLineString"):
+                    pts = [inter.interpolate(f, normalized=True) for f in np.linspace(0, 1, 33)]
+                    depth = max(p.distance(shape.boundary) for p in pts)
+                slack = abs(d - half) if d > 0 else half + depth
+            if d <= half + REACH + 1.0:
+                found[piece.id] = Near(piece.id, d, slack)
+        for m in table.models:
+            if m.id not in (a, b):
+                d = line.distance(shapely.Point(m.at.x, m.at.y)) - m.base.radius
+                if d <= half + REACH + 1.0:
+                    found[m.id] = Near(m.id, d, abs(d - half))
+        out.append(found)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_near_pieces_agree_with_shapely_one_piece_at_a_time(seed: int) -> None:
+    """The batched kernel (``kernels.line_nearby``) finds every piece within the G4 join
+    reach of a line with its distance, and the least slack among small pieces and among
+    the others, as the one-by-one shapely measure does."""
+    table = random_table(100 + seed, models=14, terrain=16, width=500, depth=500)
+    table = Table(
+        table.width, table.depth, table.terrain, table.models, beam=1.0 + 0.5 * (seed % 2)
+    )
+    pairs = [(a.id, b.id) for a in table.models for b in table.models if a.id != b.id]
+    s = np.asarray([table.model_index(a) for a, _ in pairs])
+    g = np.asarray([table.model_index(b) for _, b in pairs])
+    got = near_pieces(table, s, g, [frozenset()] * len(pairs))
+    want = _near_by_shapely(table, pairs)
+    small = {t.id for t in table.terrain if not t.blocks}
+    close = JOIN_REACH + table.beam
+    checked = 0
+    for found, oracle in zip(got, want, strict=True):
+        near = {n.piece: n.dist for n in found if n.dist < close}
+        expect = {p: n.dist for p, n in oracle.items() if n.dist < close}
+        assert near.keys() == expect.keys()
+        for p, d in near.items():
+            assert d == pytest.approx(expect[p], abs=1e-7)
+        for group in (True, False):
+            mine = [n.slack for n in found if (n.piece in small) == group]
+            theirs = [n.slack for n in oracle.values() if (n.piece in small) == group]
+            assert min([*mine, REACH]) == pytest.approx(min([*theirs, REACH]), abs=1e-6)
+        checked += len(expect)
+    assert checked > 20

@@ -1683,3 +1683,165 @@ def window_pieces(
                 n += 1
         offsets[i + 1] = n
     return offsets, out[:n]
+
+
+@njit(cache=True)
+def _depth_inside(
+    edges: np.ndarray,
+    e0: int,
+    e1: int,
+    ax: float,
+    ay: float,
+    bx: float,
+    by: float,
+    samples: int,
+) -> float:
+    """How deep segment ab runs inside a polygon: the largest distance to its boundary
+    among ``samples`` points spread evenly along the parts of ab inside it (sampled, so
+    never more than the true depth; 0 when only a point of ab meets it)."""
+    dx = bx - ax
+    dy = by - ay
+    ll = dx * dx + dy * dy
+    if ll <= 0.0 or samples < 1:
+        return 0.0
+    ts = np.empty(2 + 3 * (e1 - e0))
+    ts[0] = 0.0
+    ts[1] = 1.0
+    n = 2
+    for e in range(e0, e1):
+        px, py, qx, qy = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+        ex = qx - px
+        ey = qy - py
+        den = dx * ey - dy * ex
+        if abs(den) > 1e-12 * math.sqrt(ll * (ex * ex + ey * ey)):
+            t = ((px - ax) * ey - (py - ay) * ex) / den
+            u = ((px - ax) * dy - (py - ay) * dx) / den
+            if -EPS <= t <= 1.0 + EPS and -EPS <= u <= 1.0 + EPS:
+                ts[n] = min(1.0, max(0.0, t))
+                n += 1
+        for vx, vy in ((px, py), (qx, qy)):
+            if _seg_point_dist(ax, ay, bx, by, vx, vy) <= EPS:
+                ts[n] = min(1.0, max(0.0, ((vx - ax) * dx + (vy - ay) * dy) / ll))
+                n += 1
+    tt = np.sort(ts[:n])
+    lo = np.empty(n)
+    hi = np.empty(n)
+    m = 0
+    total = 0.0
+    for i in range(n - 1):
+        if tt[i + 1] - tt[i] <= 1e-12:
+            continue
+        tm = 0.5 * (tt[i] + tt[i + 1])
+        if _inside(edges, e0, e1, ax + tm * dx, ay + tm * dy):
+            if m > 0 and abs(hi[m - 1] - tt[i]) <= 1e-12:
+                hi[m - 1] = tt[i + 1]
+            else:
+                lo[m] = tt[i]
+                hi[m] = tt[i + 1]
+                m += 1
+            total += tt[i + 1] - tt[i]
+    if m == 0 or total <= 0.0:
+        return 0.0
+    best = 0.0
+    for j in range(samples):
+        want = total * (j / (samples - 1) if samples > 1 else 0.5)
+        k = 0
+        while k < m - 1 and want > hi[k] - lo[k] + 1e-15:
+            want -= hi[k] - lo[k]
+            k += 1
+        t = min(hi[k], lo[k] + want)
+        x = ax + t * dx
+        y = ay + t * dy
+        near = np.inf
+        for e in range(e0, e1):
+            d = _seg_point_dist(edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3], x, y)
+            if d < near:
+                near = d
+        if near > best:
+            best = near
+    return best
+
+
+@njit(cache=True, parallel=True)
+def line_nearby(
+    segs: np.ndarray,
+    sa: np.ndarray,
+    sb: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    n_real: int,
+    small: np.ndarray,
+    half: float,
+    reach: float,
+    close: float,
+    samples: int,
+    cap: int,
+) -> tuple[np.ndarray, ...]:
+    """G5/G8 measures of segments among the real pieces ``0..n_real-1`` (``sa[i]`` and
+    ``sb[i]``, the segment's own ends, left out), each piece's distance to segment ``i``
+    (a disc: centre distance less radius, negative inside; a polygon: 0 when they meet)
+    and the slack of its crossing test (``|dist - half|``; a polygon the segment meets:
+    ``half`` plus how deep it runs inside, :func:`_depth_inside`). Pieces whose box lies
+    beyond ``reach`` are not measured.
+
+    Returns, per segment: the smallest slack among the ``small`` pieces and its piece
+    (-1: none), the same among the others, and the pieces nearer than ``close`` with
+    their distances (``near_k[i, :near_n[i]]``, ``near_d``; at most ``cap``, more
+    counted in ``near_n`` so the caller can ask again with a larger cap) and slacks
+    (``near_s``)."""
+    n = len(segs)
+    min_small = np.full(n, np.inf)
+    arg_small = np.full(n, -1, np.int64)
+    min_large = np.full(n, np.inf)
+    arg_large = np.full(n, -1, np.int64)
+    near_n = np.zeros(n, np.int64)
+    near_k = np.full((n, cap), -1, np.int64)
+    near_d = np.zeros((n, cap))
+    near_s = np.zeros((n, cap))
+    for i in prange(n):
+        ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
+        x0 = min(ax, bx) - reach
+        x1 = max(ax, bx) + reach
+        y0 = min(ay, by) - reach
+        y1 = max(ay, by) + reach
+        for k in range(n_real):
+            if k == sa[i] or k == sb[i]:
+                continue
+            if bbox[k, 0] > x1 or bbox[k, 2] < x0 or bbox[k, 1] > y1 or bbox[k, 3] < y0:
+                continue
+            hx = 0.5 * (bbox[k, 2] - bbox[k, 0])
+            hy = 0.5 * (bbox[k, 3] - bbox[k, 1])
+            mid = _seg_point_dist(ax, ay, bx, by, bbox[k, 0] + hx, bbox[k, 1] + hy)
+            if mid - math.sqrt(hx * hx + hy * hy) > reach:  # the whole box is beyond reach
+                continue
+            if kind[k] == DISC:
+                d = _seg_point_dist(ax, ay, bx, by, disc[k, 0], disc[k, 1]) - disc[k, 2]
+                slack = abs(d - half)
+            else:
+                d = _polygon_dist(edges, eoff[k], eoff[k + 1], ax, ay, bx, by)
+                if d > 0.0:
+                    slack = abs(d - half)
+                else:
+                    slack = half + _depth_inside(
+                        edges, eoff[k], eoff[k + 1], ax, ay, bx, by, samples
+                    )
+            if d > reach:
+                continue
+            if small[k]:
+                if slack < min_small[i]:
+                    min_small[i] = slack
+                    arg_small[i] = k
+            elif slack < min_large[i]:
+                min_large[i] = slack
+                arg_large[i] = k
+            if d < close:
+                c = near_n[i]
+                if c < cap:
+                    near_k[i, c] = k
+                    near_d[i, c] = d
+                    near_s[i, c] = slack
+                near_n[i] = c + 1
+    return min_small, arg_small, min_large, arg_large, near_n, near_k, near_d, near_s

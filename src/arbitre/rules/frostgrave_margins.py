@@ -24,6 +24,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from arbitre import backend, sight
 from arbitre.geometry import EPS, CircleFootprint, WallFootprint
 from arbitre.table import Table
 
@@ -32,6 +33,9 @@ from arbitre.table import Table
 REACH = 50.0
 #: Points sampled along the part of a line inside a piece to measure its depth.
 SAMPLES = 33
+#: Blockers nearer than this (mm) beyond the beam's width to a line are measured against
+#: each other for G4 (touching blockers are one obstacle).
+JOIN_REACH = 3.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,49 +122,50 @@ def near_pieces(
     openings: Sequence[frozenset[tuple[str, int]]],
 ) -> list[list[Near]]:
     """For each pair of model indices (``s[i]`` shooting ``g[i]``, its shooter's windows
-    ``openings[i]`` opened, F5), the terrain pieces and other bases within
-    :data:`REACH` of the beam's edge of its centre line, with distances and slacks."""
+    ``openings[i]`` opened, F5), what its words and margin need of the pieces near its
+    centre line: every terrain piece and other base nearer than :data:`JOIN_REACH` plus
+    the beam (the G5 words, the G4 joins), and the small piece and the other piece
+    (large or a base) whose crossing test has the least slack, if farther (G8), each
+    with its distance and slack, measured by one batched kernel call per set of
+    openings (``kernels.line_nearby``)."""
     half = table.beam / 2.0
-    xy = np.asarray([[m.at.x, m.at.y] for m in table.models], dtype=np.float64).reshape(-1, 2)
-    radii = np.asarray([m.base.radius for m in table.models], dtype=np.float64)
-    segs = np.hstack([xy[s], xy[g]]) if len(s) else np.zeros((0, 4))
     out: list[list[Near]] = [[] for _ in range(len(s))]
     if not len(s):
         return out
-    lines = shapely.linestrings(segs.reshape(-1, 2, 2))
-    reach = half + REACH
+    xy, _ = sight.positions(table)
+    segs = np.ascontiguousarray(np.hstack([xy[s], xy[g]]))
+    close = JOIN_REACH + table.beam
     for key in sorted(set(openings), key=sorted):
         rows = np.asarray([i for i, o in enumerate(openings) if o == key], dtype=np.int64)
-        if not table.terrain:
-            break
-        shapes, tree = _terrain(table, key)
-        li, pi = tree.query(lines[rows], predicate="dwithin", distance=reach + 1.0)  # type: ignore[attr-defined]
-        li = rows[li]
-        circle = np.asarray(
-            [isinstance(table.terrain[p].footprint, CircleFootprint) for p in pi], dtype=bool
-        )
-        dist = np.zeros(len(li))
-        depth = np.zeros(len(li))
-        poly = ~circle
-        if poly.any():
-            dist[poly], depth[poly] = segment_depths(lines[li[poly]], shapes[pi[poly]])
-        if circle.any():
-            fps = [table.terrain[p].footprint for p in pi[circle]]
-            centres = np.asarray([[f.centre.x, f.centre.y] for f in fps])
-            r = np.asarray([f.radius for f in fps])
-            dist[circle] = seg_point_dist(segs[li[circle]], centres) - r
-        slack = np.where(circle, np.abs(dist - half), crossing_slack(dist, depth, half))
-        for i, p, d, sl in zip(li.tolist(), pi.tolist(), dist, slack, strict=True):
-            out[i].append(Near(table.terrain[p].id, float(d), float(sl)))
-    points = shapely.points(xy)
-    mtree = shapely.STRtree(points)
-    rmax = float(radii.max()) if len(radii) else 0.0
-    li, mi = mtree.query(lines, predicate="dwithin", distance=reach + rmax + 1.0)
-    keep = (mi != s[li]) & (mi != g[li])
-    li, mi = li[keep], mi[keep]
-    dist = seg_point_dist(segs[li], xy[mi]) - radii[mi]
-    for i, m, d in zip(li.tolist(), mi.tolist(), dist, strict=True):
-        out[i].append(Near(table.models[m].id, float(d), float(abs(d - half))))
+        ix = sight.sight_index(table, openings=key)
+        kind, disc, eoff, edges, bbox = ix.packed
+        small = np.zeros(ix.n_pieces, dtype=np.bool_)
+        small[: ix.n_terrain] = ~ix.blocks[: ix.n_terrain]
+        sa = ix.n_terrain + s[rows]
+        sb = ix.n_terrain + g[rows]
+        cap = 16
+        while True:
+            found = backend.kernels(len(rows) * ix.work()).line_nearby(
+                segs[rows], sa, sb, kind, disc, eoff, edges, bbox, ix.n_pieces, small,
+                half, half + REACH + 1.0, close, SAMPLES, cap,
+            )  # fmt: skip
+            if int(found[4].max(initial=0)) <= cap:
+                break
+            cap = int(found[4].max())
+        min_small, arg_small, min_large, arg_large, near_n, near_k, near_d, near_s = found
+        ids = ix.ids
+        for j, i in enumerate(rows.tolist()):
+            c = int(near_n[j])
+            ks = near_k[j, :c].tolist()
+            dists, slacks = near_d[j, :c].tolist(), near_s[j, :c].tolist()
+            line = [Near(ids[k], d, sl) for k, d, sl in zip(ks, dists, slacks, strict=True)]
+            for k, sl in (
+                (int(arg_small[j]), float(min_small[j])),
+                (int(arg_large[j]), float(min_large[j])),
+            ):
+                if k >= 0 and k not in ks:  # beyond ``close``: off it, d = slack + half
+                    line.append(Near(ids[k], sl + half, sl))
+            out[i] = line
     return out
 
 
