@@ -124,3 +124,44 @@ def test_the_work_of_a_piece_is_its_edges() -> None:
     assert ix.work([0, 1]) == int(sizes[:2].sum())
     assert ix.work(each=sight.share_work) >= 4 * ix.work()
     assert ix.work(each=sight.window_work) >= 40 * ix.work()
+
+
+def test_progress_shows_nothing_unless_a_face_asks(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Library loops report steps; with no face showing bars (tests, pipes, JSON) no bar
+    is ever opened, however long the job."""
+    from arbitre import progress
+
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    monkeypatch.setattr(progress, "_open", lambda *a: pytest.fail("a bar was opened"))
+    with progress.steps(100, "pairs") as advance:
+        for _ in range(100):
+            advance()
+
+
+def test_progress_bar_appears_after_the_delay_and_is_stopped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from arbitre import progress
+
+    seen: list[tuple[str, int]] = []
+
+    class Bar:
+        stopped = False
+
+        def update(self, _task: object, completed: int) -> None:
+            seen.append(("update", completed))
+
+        def stop(self) -> None:
+            Bar.stopped = True
+
+    monkeypatch.setattr(progress, "_open", lambda label, total: (Bar(), 0))
+    monkeypatch.setattr(progress, "DELAY", 0.0)
+    with progress.shown(), progress.steps(5, lambda: "pairs") as advance:
+        for _ in range(5):
+            advance()
+    assert seen[-1] == ("update", 5) and Bar.stopped
+    monkeypatch.setattr(progress, "DELAY", 3600.0)  # a short job: no bar at all
+    seen.clear()
+    with progress.shown(), progress.steps(5, "pairs") as advance:
+        advance(5)
+    assert seen == []

@@ -7,22 +7,48 @@ rulings and their reasons::
     answer = arbitre.ask(table, "los", shooter="archer", target="ogre")
     answer.ruling.visible, answer.ruling.cover, answer.ruling.reasons
     answer.to_json()        # the JSON 2 envelope, as every command's --json prints it
+
+The names below are imported when first used (PEP 562), so that ``import arbitre`` (and
+``arbitre --help``) does not load numpy, shapely, pydantic and the rulesets.
 """
 
-from importlib import resources
+from __future__ import annotations
 
-from arbitre.errors import ArbitreError, Problem, RulesError, ScenarioError, UnknownRulesetError
-from arbitre.files import load
-from arbitre.geometry import Disc, Point
-from arbitre.places import PlaceMap, load_places
-from arbitre.rules import RULESETS, Ruleset, ask, find_ruleset, los
-from arbitre.rules.ruling import Answer, LosRuling, Reason
-from arbitre.scenario import dump, json_schema, loads
-from arbitre.scenario import load as load_table
-from arbitre.table import Model, Table, Terrain, Weapon
+from importlib import import_module, resources
+from typing import TYPE_CHECKING, Any
 
 #: The bundled example table that ``arbitre demo`` rules.
 DEMO_SCENARIO = str(resources.files("arbitre") / "data" / "frostgrave-demo.yaml")
+
+#: Where each public name lives: module, and its name there.
+_PUBLIC: dict[str, tuple[str, str]] = {
+    "ArbitreError": ("arbitre.errors", "ArbitreError"),
+    "Problem": ("arbitre.errors", "Problem"),
+    "RulesError": ("arbitre.errors", "RulesError"),
+    "ScenarioError": ("arbitre.errors", "ScenarioError"),
+    "UnknownRulesetError": ("arbitre.errors", "UnknownRulesetError"),
+    "load": ("arbitre.files", "load"),
+    "Disc": ("arbitre.geometry", "Disc"),
+    "Point": ("arbitre.geometry", "Point"),
+    "PlaceMap": ("arbitre.places", "PlaceMap"),
+    "load_places": ("arbitre.places", "load_places"),
+    "RULESETS": ("arbitre.rules", "RULESETS"),
+    "Ruleset": ("arbitre.rules", "Ruleset"),
+    "ask": ("arbitre.rules", "ask"),
+    "find_ruleset": ("arbitre.rules", "find_ruleset"),
+    "los": ("arbitre.rules", "los"),
+    "Answer": ("arbitre.rules.ruling", "Answer"),
+    "LosRuling": ("arbitre.rules.ruling", "LosRuling"),
+    "Reason": ("arbitre.rules.ruling", "Reason"),
+    "dump": ("arbitre.scenario", "dump"),
+    "json_schema": ("arbitre.scenario", "json_schema"),
+    "loads": ("arbitre.scenario", "loads"),
+    "load_table": ("arbitre.scenario", "load"),
+    "Model": ("arbitre.table", "Model"),
+    "Table": ("arbitre.table", "Table"),
+    "Terrain": ("arbitre.table", "Terrain"),
+    "Weapon": ("arbitre.table", "Weapon"),
+}
 
 __all__ = [
     "DEMO_SCENARIO",
@@ -53,3 +79,34 @@ __all__ = [
     "loads",
     "los",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    where = _PUBLIC.get(name)
+    if where is None:
+        raise AttributeError(f"module 'arbitre' has no attribute {name!r}")
+    value = getattr(import_module(where[0]), where[1])
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_PUBLIC))
+
+
+if TYPE_CHECKING:
+    from arbitre.errors import (
+        ArbitreError,
+        Problem,
+        RulesError,
+        ScenarioError,
+        UnknownRulesetError,
+    )
+    from arbitre.files import load
+    from arbitre.geometry import Disc, Point
+    from arbitre.places import PlaceMap, load_places
+    from arbitre.rules import RULESETS, Ruleset, ask, find_ruleset, los
+    from arbitre.rules.ruling import Answer, LosRuling, Reason
+    from arbitre.scenario import dump, json_schema, loads
+    from arbitre.scenario import load as load_table
+    from arbitre.table import Model, Table, Terrain, Weapon

@@ -65,10 +65,81 @@ def _compiled_loaded() -> bool:
 
 
 def compiled() -> Any:
-    """The numba build (compiles on first use, then loads from the on-disk cache)."""
+    """The numba build (compiles on first use, then loads from the on-disk cache). The
+    first time in a process that finds the cache cold while a person watches (stderr is
+    a terminal), it says so and compiles every kernel at once under a spinner."""
     from arbitre import kernels as compiled_kernels
 
+    if not _CHECKED:
+        _CHECKED.append(True)
+        if _watched() and cold(compiled_kernels):
+            _warm_watched()
     return compiled_kernels
+
+
+#: Set once the cache has been checked in this process.
+_CHECKED: list[bool] = []
+
+#: What a person is told before the first compile (a message id, see :mod:`arbitre.i18n`).
+COMPILING = "compiling the sight kernels once, about a minute; cached afterwards"
+
+
+def _watched() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def cold(module: Any) -> bool:
+    """Whether some compiled kernel of ``module`` has no machine code cached for its
+    current source (numba's on-disk index; unreadable counts as warm: no false alarm)."""
+    from numba.core.registry import CPUDispatcher
+
+    try:
+        for fn in vars(module).values():
+            if isinstance(fn, CPUDispatcher) and fn._cache._cache_file._load_index() == {}:
+                return True
+    except Exception:  # numba's private cache layout changed: say nothing
+        return False
+    return False
+
+
+def _warm_watched() -> None:
+    """Compile every kernel now, a spinner on stderr saying why it takes a minute."""
+    import time
+
+    from rich.console import Console
+
+    from arbitre.i18n import N_, T_, tr
+
+    console = Console(stderr=True, highlight=False)
+    start = time.perf_counter()
+    with console.status(f"arbitre: {tr(N_(COMPILING))}"):
+        warm()
+    took = round(time.perf_counter() - start)
+    console.print(f"arbitre: {T_('sight kernels compiled in {seconds} s', seconds=took)}")
+
+
+def warm() -> None:
+    """Run every ruleset's sight questions once on small tables, compiled, so that each
+    kernel is compiled (or loaded from the cache) for the types the questions use."""
+    from arbitre import ask
+    from arbitre.testing import random_table
+
+    saved = os.environ.get("ARBITRE_JIT")
+    os.environ["ARBITRE_JIT"] = "always"
+    try:
+        for seed in (3, 4):
+            table = random_table(seed, models=12, terrain=10, degenerate=seed == 4)
+            for rules in ("frostgrave", "mordheim", "darkage"):
+                ask(table, "los", rules=rules)
+            ask(table, "targets", rules="mordheim", shooter=table.models[0].id)
+    finally:
+        if saved is None:
+            del os.environ["ARBITRE_JIT"]
+        else:
+            os.environ["ARBITRE_JIT"] = saved
 
 
 def _njit(*args: Any, **kwargs: Any) -> Any:
