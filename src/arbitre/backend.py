@@ -98,7 +98,8 @@ def cold(module: Any) -> bool:
 
     try:
         for fn in vars(module).values():
-            if isinstance(fn, CPUDispatcher) and fn._cache._cache_file._load_index() == {}:
+            cache: Any = getattr(fn, "_cache", None) if isinstance(fn, CPUDispatcher) else None
+            if cache is not None and cache._cache_file._load_index() == {}:
                 return True
     except Exception:  # numba's private cache layout changed: say nothing
         return False
