@@ -31,7 +31,7 @@ from shapely.geometry.base import BaseGeometry
 
 from arbitre import backend
 from arbitre.geometry import CircleFootprint, Point, WallFootprint
-from arbitre.table import Model, Table
+from arbitre.table import Model, Table, Terrain
 
 #: Kind codes and tolerance of the kernels (read without loading numba).
 _K = backend.interpreted()
@@ -144,28 +144,87 @@ def build_index(
     ``erode`` (mm, a what-if for G8 margins) shrinks every piece and base by that much
     (a negative value grows them) and the contact test with them: two pieces touch when
     their gap, measured on the eroded shapes, is at most the tolerance plus ``erode``
-    (so when their true gap is at most the tolerance less ``erode``)."""
+    (so when their true gap is at most the tolerance less ``erode``).
+
+    The terrain's packing and the bridges among terrain pieces are built once per
+    terrain (:func:`_terrain_packing`): a table whose models moved packs only its bases
+    and their bridges."""
+    tolerance = table.contact_tolerance + erode
+    tp = _terrain_packing(table.terrain, solid, openings, erode, tolerance)
+    xyr = _xyr(table)
+    n = len(xyr)
+    radii = np.maximum(xyr[:, 2] - erode, 0.0)
+    model_disc = np.column_stack([xyr[:, 0], xyr[:, 1], radii]).reshape(-1, 3)
+    disc = np.vstack([tp.disc, model_disc])
+    x, y = model_disc[:, 0], model_disc[:, 1]
+    boxes = np.column_stack([x - radii, y - radii, x + radii, y + radii]).reshape(-1, 4)
+    real = (
+        np.concatenate([tp.kind, np.full(n, _K.DISC, np.int8)]),
+        disc,
+        np.concatenate([tp.eoff, np.full(n, tp.eoff[-1], np.int64)]),
+        tp.edges,
+        np.vstack([tp.bbox, boxes]),
+    )
+    shapes: list[BaseGeometry | None] = [*tp.shapes, *([None] * n)]
+    ends, segs = _bridges(disc, shapes, tolerance, known=tp)
+    return SightIndex(
+        ids=(*tp.ids, *(m.id for m in table.models)),
+        n_terrain=len(table.terrain),
+        kind=real[0],
+        disc=real[1],
+        eoff=real[2],
+        edges=real[3],
+        bbox=real[4],
+        blocks=np.concatenate([tp.blocks, np.ones(n, np.bool_)]),
+        half=table.beam / 2.0,
+        bridge_ends=ends,
+        full=_with_bridges(real, ends, segs) if len(ends) else (),
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _TerrainPacking:
+    """The terrain pieces packed as :class:`SightIndex` packs them (see there), with the
+    G4 bridges among them."""
+
+    ids: tuple[str, ...]
+    kind: np.ndarray
+    disc: np.ndarray
+    eoff: np.ndarray
+    edges: np.ndarray
+    bbox: np.ndarray
+    blocks: np.ndarray
+    shapes: tuple[BaseGeometry | None, ...]
+    #: The shapes made valid for GEOS (None for discs).
+    valid: tuple[BaseGeometry | None, ...]
+    ends: np.ndarray
+    segs: np.ndarray
+
+
+@lru_cache(maxsize=64)
+def _terrain_packing(
+    terrain: tuple[Terrain, ...],
+    solid: frozenset[str],
+    openings: frozenset[tuple[str, int]],
+    erode: float,
+    tolerance: float,
+) -> _TerrainPacking:
+    """The terrain's part of :func:`build_index`, cached: pieces do not move when models
+    do (the page re-rules on every drag)."""
     kinds: list[int] = []
     discs: list[tuple[float, float, float]] = []
     edge_rows: list[np.ndarray] = []
     eoff = [0]
     bboxes: list[tuple[float, float, float, float]] = []
-    blocks: list[bool] = []
-    ids: list[str] = []
-
-    def add_disc(cx: float, cy: float, r: float) -> None:
-        kinds.append(_K.DISC)
-        discs.append((cx, cy, r))
-        bboxes.append((cx - r, cy - r, cx + r, cy + r))
-        eoff.append(eoff[-1])
-
     shapes: list[BaseGeometry | None] = []
-    for piece in table.terrain:
-        ids.append(piece.id)
-        blocks.append(piece.blocks)
+    for piece in terrain:
         fp = piece.footprint
         if isinstance(fp, CircleFootprint):
-            add_disc(fp.centre.x, fp.centre.y, max(fp.radius - erode, 0.0))
+            r = max(fp.radius - erode, 0.0)
+            kinds.append(_K.DISC)
+            discs.append((fp.centre.x, fp.centre.y, r))
+            bboxes.append((fp.centre.x - r, fp.centre.y - r, fp.centre.x + r, fp.centre.y + r))
+            eoff.append(eoff[-1])
             shapes.append(None)
             continue
         if isinstance(fp, WallFootprint) and piece.id in solid:
@@ -189,33 +248,23 @@ def build_index(
         inf = float("inf")
         x0, y0, x1, y1 = shape.bounds if n else (inf, inf, -inf, -inf)
         bboxes.append((x0, y0, x1, y1))
-    for model in table.models:
-        ids.append(model.id)
-        blocks.append(True)
-        add_disc(model.at.x, model.at.y, max(model.base.radius - erode, 0.0))
-        shapes.append(None)
     edges = np.vstack(edge_rows) if edge_rows else np.zeros((0, 4))
     disc = np.asarray(discs, dtype=np.float64).reshape(-1, 3)
-    real = (
-        np.asarray(kinds, dtype=np.int8),
-        disc,
-        np.asarray(eoff, dtype=np.int64),
-        np.ascontiguousarray(edges, dtype=np.float64),
-        np.asarray(bboxes, dtype=np.float64).reshape(-1, 4),
-    )
-    ends, segs = _bridges(disc, shapes, table.contact_tolerance + erode)
-    return SightIndex(
-        ids=tuple(ids),
-        n_terrain=len(table.terrain),
-        kind=real[0],
-        disc=real[1],
-        eoff=real[2],
-        edges=real[3],
-        bbox=real[4],
-        blocks=np.asarray(blocks, dtype=np.bool_),
-        half=table.beam / 2.0,
-        bridge_ends=ends,
-        full=_with_bridges(real, ends, segs) if len(ends) else (),
+    ends, segs = _bridges(disc, shapes, tolerance)
+    return _TerrainPacking(
+        ids=tuple(p.id for p in terrain),
+        kind=np.asarray(kinds, dtype=np.int8),
+        disc=disc,
+        eoff=np.asarray(eoff, dtype=np.int64),
+        edges=np.ascontiguousarray(edges, dtype=np.float64),
+        bbox=np.asarray(bboxes, dtype=np.float64).reshape(-1, 4),
+        blocks=np.asarray([p.blocks for p in terrain], dtype=np.bool_),
+        shapes=tuple(shapes),
+        valid=tuple(
+            None if g is None else g if g.is_valid else shapely.make_valid(g) for g in shapes
+        ),
+        ends=ends,
+        segs=segs,
     )
 
 
@@ -272,41 +321,94 @@ def _covering(r: np.ndarray | float) -> np.ndarray | float:
 
 
 def _bridges(
-    disc: np.ndarray, shapes: Sequence[BaseGeometry | None], tolerance: float
+    disc: np.ndarray,
+    shapes: Sequence[BaseGeometry | None],
+    tolerance: float,
+    known: _TerrainPacking | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """G4: every pair of pieces whose gap is at most the contact tolerance without
     overlapping, and the segment joining their nearest points (one per separate contact
     place of a non-convex piece). ``shapes[k]`` is piece k's footprint as packed, None
-    for a disc (``disc[k]``). Returns the pairs (k, j) and the segments (x0, y0, x1, y1)."""
+    for a disc (``disc[k]``). Returns the pairs (k, j) and the segments (x0, y0, x1, y1),
+    in order of ``k`` then ``j``. ``known``: the packing of the first pieces (the
+    terrain, :func:`_terrain_packing`), whose bridges among themselves are already found
+    and are not measured again (the other pieces are then all discs)."""
     if len(shapes) < 2:
         return np.zeros((0, 2), np.int64), np.zeros((0, 4))
-    # discs as polygons for the broad phase only (disc pairs are measured exactly below),
-    # in one vectorised call, each covering its circle
-    circles = shapely.buffer(
-        shapely.points(disc[:, :2]), _covering(np.maximum(disc[:, 2], 1e-9)), quad_segs=_SEGS
-    )
-    geoms = [
-        circles[k] if shape is None else shape if shape.is_valid else shapely.make_valid(shape)
-        for k, shape in enumerate(shapes)
+    first = 0 if known is None else len(known.ids)
+    geoms: list[BaseGeometry | None] = [*(known.valid if known is not None else ())]
+    geoms += [
+        None if shape is None else shape if shape.is_valid else shapely.make_valid(shape)
+        for shape in shapes[first:]
     ]
     reach = tolerance + 10 * _K.EPS
-    tree = shapely.STRtree(geoms)
-    left, right = tree.query(geoms, predicate="dwithin", distance=reach + 1e-3)
+    left, right = _near_pairs(disc, geoms, reach + 1e-3, among=known is None)
+    new = right >= first  # a pair of two known pieces is among the known bridges
+    left, right = left[new], right[new]
     ends: list[tuple[int, int]] = []
     segs: list[tuple[float, float, float, float]] = []
     for k, j in zip(left.tolist(), right.tolist(), strict=True):
-        if k >= j:
-            continue
         for seg in _contact_segments(disc, shapes, geoms, k, j, reach):
             ends.append((k, j))
             segs.append(seg)
-    return np.asarray(ends, np.int64).reshape(-1, 2), np.asarray(segs, np.float64).reshape(-1, 4)
+    found = np.asarray(ends, np.int64).reshape(-1, 2)
+    lines = np.asarray(segs, np.float64).reshape(-1, 4)
+    if known is None or not len(known.ends):
+        return found, lines
+    both = np.vstack([known.ends, found])
+    order = np.lexsort((both[:, 1], both[:, 0]))  # stable: a pair's segments keep order
+    return both[order], np.vstack([known.segs, lines])[order]
+
+
+def _near_pairs(
+    disc: np.ndarray,
+    geoms: Sequence[BaseGeometry | None],
+    within: float,
+    *,
+    among: bool = True,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The broad phase of G4: every pair ``k < j`` of pieces whose gap may be at most
+    ``within`` (discs ``disc[k]`` where ``geoms[k]`` is None, measured exactly from their
+    centres; polygons through an STRtree), in order of ``k`` then ``j``. ``among``
+    false: the polygons' pairs among themselves are left out (already known)."""
+    is_disc = np.asarray([g is None for g in geoms], dtype=np.bool_)
+    di = np.flatnonzero(is_disc)
+    pi = np.flatnonzero(~is_disc)
+    found: list[np.ndarray] = []
+    centres = shapely.points(disc[di, :2]) if len(di) else np.zeros(0, dtype=object)
+    radii = disc[di, 2]
+    rmax = float(radii.max()) if len(di) else 0.0
+    if len(di) > 1:  # disc-disc: centre distance less both radii
+        tree = shapely.STRtree(centres)
+        a, b = tree.query(centres, predicate="dwithin", distance=2 * rmax + within)
+        keep = a < b
+        a, b = a[keep], b[keep]
+        gap = np.hypot(*(disc[di[a], :2] - disc[di[b], :2]).T) - radii[a] - radii[b]
+        ok = gap <= within
+        found.append(np.column_stack([di[a[ok]], di[b[ok]]]))
+    if len(pi):
+        polys = np.asarray([geoms[int(k)] for k in pi], dtype=np.object_)
+        tree = shapely.STRtree(polys)
+        if len(pi) > 1 and among:  # polygon-polygon
+            a, b = tree.query(polys, predicate="dwithin", distance=within)
+            keep = a < b
+            found.append(np.column_stack([pi[a[keep]], pi[b[keep]]]))
+        if len(di):  # disc-polygon: the centre's distance less the radius
+            c, q = tree.query(centres, predicate="dwithin", distance=rmax + within)
+            gap = np.asarray(shapely.distance(centres[c], polys[q])) - radii[c]
+            ok = gap <= within
+            k, j = di[c[ok]], pi[q[ok]]
+            found.append(np.column_stack([np.minimum(k, j), np.maximum(k, j)]))
+    if not found:
+        return np.zeros(0, np.int64), np.zeros(0, np.int64)
+    pairs = np.unique(np.vstack(found).astype(np.int64), axis=0)
+    return pairs[:, 0], pairs[:, 1]
 
 
 def _contact_segments(
     disc: np.ndarray,
     shapes: Sequence[BaseGeometry | None],
-    geoms: Sequence[BaseGeometry],
+    geoms: Sequence[BaseGeometry | None],
     k: int,
     j: int,
     reach: float,
@@ -326,6 +428,7 @@ def _contact_segments(
     else:
         flip = False
     a, b = geoms[k], geoms[j]
+    assert a is not None
     if shapes[j] is None:
         cx, cy, r = disc[j]
         centre = shapely.Point(cx, cy)
@@ -333,6 +436,7 @@ def _contact_segments(
             return []
         near = a.intersection(centre.buffer(_covering(r + reach), _SEGS))
     else:
+        assert b is not None
         if a.intersection(b).area > 0.0:
             return []
         near = a.intersection(b.buffer(reach, 16))
