@@ -1,0 +1,113 @@
+"""Benchmark: the start-up of the ``arbitre`` command, whole processes (issue 16).
+
+Runs each of ``arbitre --help``, ``arbitre --version`` and ``arbitre los
+examples/frostgrave-demo.yaml -q`` N times as a fresh process (stdout to /dev/null, after
+one untimed warm-up run each that may write byte code, so caches are warm) and prints the
+median and the minimum wall time. The baselines are run the same way: ``python3 -c pass`` (the
+interpreter alone), ``python3 -c "import typer, rich"`` (the bare libraries of the
+command line) and the ``--help`` of a one-command typer app (typer's own help machinery,
+which imports rich's markdown and syntax modules); the ratio is arbitre's median over the
+bare ``import typer, rich``. The kernels are chosen as by default (``ARBITRE_JIT`` unset):
+the demo runs them interpreted.
+
+Usage: ``python bench/bench_startup.py [-n 9] [--arbitre PATH]``. The default command is
+the ``arbitre`` script next to this interpreter (a pyenv shim adds its own ~0.1-0.3 s),
+else ``python -m arbitre``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+DEMO = ROOT / "examples" / "frostgrave-demo.yaml"
+
+BARE_TYPER_APP = """
+import typer
+app = typer.Typer(add_completion=False)
+@app.command()
+def los(file: str, quiet: bool = False) -> None:
+    "Rule every line of sight asked."
+app()
+"""
+
+
+def arbitre_command(given: str | None) -> list[str]:
+    """The command that runs ``arbitre``: the one given, else the console script beside
+    this interpreter, else ``python -m arbitre``."""
+    if given:
+        return [given]
+    script = Path(sys.executable).parent / "arbitre"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "arbitre"]
+
+
+def timed(cmd: list[str], n: int, env: dict[str, str]) -> list[float]:
+    """Wall times of ``n`` runs of ``cmd`` (after one warm-up run); a failure stops."""
+
+    def once() -> float:
+        t0 = time.perf_counter()
+        done = subprocess.run(
+            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=False
+        )
+        elapsed = time.perf_counter() - t0
+        if done.returncode != 0:
+            raise SystemExit(f"{' '.join(cmd)}: exit {done.returncode}\n{done.stderr.decode()}")
+        return elapsed
+
+    once()
+    return [once() for _ in range(n)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("-n", type=int, default=9, help="Runs of each command (default 9).")
+    parser.add_argument("--arbitre", help="The arbitre command to time (default: see above).")
+    args = parser.parse_args()
+    # a warm start reads byte code: let the warm-up runs write it (PYTHONDONTWRITEBYTECODE)
+    env = {
+        k: v for k, v in os.environ.items() if k not in ("ARBITRE_JIT", "PYTHONDONTWRITEBYTECODE")
+    }
+    env.update({"LC_ALL": "C", "LANG": "C"})
+    arbitre = arbitre_command(args.arbitre)
+    py = sys.executable
+    runs = [
+        ("python3 -c pass", [py, "-c", "pass"]),
+        ("python3 -c 'import typer, rich'", [py, "-c", "import typer, rich"]),
+        ("bare typer app --help", [py, "-c", BARE_TYPER_APP, "--help"]),
+        ("arbitre --help", [*arbitre, "--help"]),
+        ("arbitre --version", [*arbitre, "--version"]),
+        ("arbitre los --help", [*arbitre, "los", "--help"]),
+        ("arbitre los demo -q", [*arbitre, "los", str(DEMO), "-q"]),
+    ]
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"arbitre command: {' '.join(arbitre)}; {args.n} runs each")
+    print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+    medians: dict[str, float] = {}
+    print(f"{'command':34} {'median':>8} {'min':>8}")
+    for name, cmd in runs:
+        times = timed(cmd, args.n, env)
+        medians[name] = statistics.median(times)
+        print(f"{name:34} {medians[name]:8.3f} {min(times):8.3f}  s")
+    bare = medians["python3 -c 'import typer, rich'"]
+    print("ratio to the bare `import typer, rich` (medians):")
+    for name in (
+        "arbitre --help",
+        "arbitre --version",
+        "arbitre los --help",
+        "arbitre los demo -q",
+    ):
+        print(f"  {name:32} {medians[name] / bare:5.2f}")
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+
+if __name__ == "__main__":
+    main()
