@@ -250,3 +250,69 @@ def test_place_a_cone_and_get_its_victims(browser: Any, tmp_path: Path) -> None:
         )
         _shot(p, tmp_path, "8-cone-turned")
         p.close()
+
+
+#: English words that no French panel may hold (the demo's ids are not among them).
+ENGLISH = ("the", "and", "with", "through", "passes", "blocks", "behind", "sees", "window")
+
+
+def _english_words(text: str) -> set[str]:
+    import re
+
+    return {w for w in re.findall(r"[a-z]+", text.lower()) if w in ENGLISH}
+
+
+def test_switch_to_french(page: Any, tmp_path: Path) -> None:
+    """Issue 12: the language chooser turns the page's texts and the engine's reasons in
+    the side panel French (F1-F9 worded by the catalogue), and the choice is remembered:
+    a reload stays French."""
+    page.click('[data-kind="model"][data-id="elementalist"] circle')
+    page.wait_for_selector('.rul[data-target="witch"]')
+    assert page.inner_text("#undo") == "Undo"
+    english = page.locator("#panel").inner_text()
+    page.select_option("#lang", "fr")
+    page.wait_for_function("() => document.getElementById('undo').textContent === 'Annuler'")
+    page.wait_for_function(
+        "() => document.querySelector('.rul[data-target=\"witch\"]') &&"
+        " window.arbitre.subject.lang === 'fr'"
+    )
+    page.wait_for_function(
+        "(before) => document.getElementById('panel').innerText !== before", arg=english
+    )
+    out = _shot(page, tmp_path, "9-french")
+    assert out.stat().st_size > 10_000
+    if os.environ.get("ARBITRE_WRITE_SCREENSHOT") == "1":
+        page.screenshot(path=str(ROOT / "docs" / "serve-fr.png"))
+    assert page.evaluate("() => document.documentElement.lang") == "fr"
+    assert page.inner_text("#save") == "Enregistrer le YAML"
+    assert page.locator("#panel .legend").inner_text().count("ligne dégagée") == 1
+    reasons = page.locator("#panel ul.reasons").all_inner_texts()
+    assert reasons and not _english_words(" ".join(reasons)), _english_words(" ".join(reasons))
+    assert page.evaluate("() => localStorage.getItem('arbitre.lang')") == "fr"
+    page.reload()
+    page.wait_for_selector('[data-kind="model"][data-id="archer"]')
+    assert page.inner_text("#undo") == "Annuler"
+
+
+def test_the_browser_s_language_and_the_french_catalogue(browser: Any) -> None:
+    """A browser set to French opens the page in French (no scenario ``lang``, no choice
+    made); the French catalogue, read by the browser itself, has every English id with
+    the same ``{placeholders}``."""
+    with _Server(None) as url:
+        context = browser.new_context(locale="fr-FR")
+        p = context.new_page()
+        p.goto(url)
+        p.wait_for_selector('[data-kind="model"][data-id="archer"]')
+        assert p.inner_text("#redo") == "Rétablir"
+        assert p.evaluate("() => document.getElementById('lang').value") == "fr"
+        diff = p.evaluate(
+            """async () => {
+              const en = (await import('/strings/en.js')).default;
+              const fr = (await import('/strings/fr.js')).default;
+              const marks = (t) => JSON.stringify((String(t).match(/\\{\\w+\\}/g) || []).sort());
+              return Object.keys(en).filter((k) => !(k in fr) || marks(en[k]) !== marks(fr[k]))
+                .concat(Object.keys(fr).filter((k) => !(k in en)));
+            }"""
+        )
+        assert diff == []
+        context.close()

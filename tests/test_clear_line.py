@@ -107,10 +107,11 @@ def check_against_sampling(table: Table, pairs: list[tuple[str, str]]) -> tuple[
 
 @pytest.mark.parametrize("beam", [1.0, 0.0])
 @pytest.mark.parametrize(
-    "tables", [pytest.param(40, id="40"), pytest.param(200, id="200", marks=pytest.mark.slow)]
+    "tables", [pytest.param(16, id="16"), pytest.param(200, id="200", marks=pytest.mark.slow)]
 )
 def test_s3_against_dense_sampling_on_random_tables(beam: float, tables: int) -> None:
-    """40 tables in the everyday run, all 200 under the ``slow`` marker (``.ci/run``)."""
+    """16 tables in the everyday run (half of them degenerate: touching, overlapping,
+    pressed to windows), all 200 under the ``slow`` marker (``.ci/run`` runs both)."""
     found = missed = 0
     for seed in range(tables):
         table = random_table(

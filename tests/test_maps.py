@@ -227,18 +227,24 @@ def _grid_distances(table: Table, model: str, radius: float, step: float) -> tup
     return pts, nx.single_source_dijkstra_path_length(graph, -1)
 
 
-def test_reach_agrees_with_a_grid_search() -> None:
+@pytest.mark.parametrize(
+    "grids", [pytest.param(2, id="2"), pytest.param(5, id="5", marks=pytest.mark.slow)]
+)
+def test_reach_agrees_with_a_grid_search(grids: int) -> None:
     """Reach: a grid path is a real path, so a grid point farther than the reach by grid
     must lie outside the exact region unless the grid's detour (at most 8 % with 16
-    neighbours, plus a step) explains it; inside by grid means inside exactly."""
+    neighbours, plus a step) explains it; inside by grid means inside exactly. The first
+    2 seeded tables with a large enough reach in the everyday run, 5 under ``slow``."""
     length, step = 80.0, 5.0
     tried = 0
-    for seed in range(20):
+    for seed in range(40):
+        if tried == grids:
+            break
         table = random_table(seed, models=5, terrain=6, width=200.0, depth=200.0)
         model = next(m.id for m in table.models if m.base.radius > 0)
         r = table.model(model).base.radius
         found = reach(table, model, r, length)
-        if found.region.area < 0.2 * math.pi * length**2 or tried == 2:
+        if found.region.area < 0.2 * math.pi * length**2:
             continue
         tried += 1
         pts, dist = _grid_distances(table, model, r, step)
@@ -253,9 +259,9 @@ def test_reach_agrees_with_a_grid_search() -> None:
                 assert inside, (seed, x, y, grid)
             if not inside and grid < math.inf:
                 assert grid > length - 1.0, (seed, x, y)
-            if inside:
+            if inside and grid < math.inf:  # inf: through a gap narrower than the grid
                 assert grid <= length * 1.08 + 2 * step, (seed, x, y, grid)
-    assert tried == 2
+    assert tried == grids
 
 
 def test_best_spot_is_in_the_reach_and_seen_by_fewest() -> None:
@@ -324,7 +330,7 @@ def test_dark_age_map_is_a_grid_of_per_point_rulings() -> None:
     table = arbitre.load_table(str(ROOT / "examples" / "darkage-wall.yaml"))
     model = table.models[0].id
     m = maps.sight_map(table, model=model, rules="darkage", pitch=max(table.width, 1) / 6)
-    assert "grid" in m.method and all(not f.exact for f in m.faces)
+    assert "grid" in str(m.method) and all(not f.exact for f in m.faces)
 
 
 def test_map_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,6 +28,7 @@ import arbitre
 from arbitre.errors import RulesError, ScenarioError
 from arbitre.faces.cli import app
 from arbitre.faces.svg.places import CARD_H, CARD_W, layout, render_places
+from arbitre.i18n import Text
 from arbitre.places import (
     PlaceMap,
     catalogue,
@@ -561,7 +562,7 @@ def test_loader_never_crashes(doc: Any) -> None:
     try:
         pm = places_from_dict(doc)
     except ScenarioError as exc:
-        assert exc.problems and all(isinstance(p.message, str) for p in exc.problems)
+        assert exc.problems and all(isinstance(p.message, str | Text) for p in exc.problems)
     else:
         assert isinstance(pm, PlaceMap)
 

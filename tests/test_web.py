@@ -546,3 +546,127 @@ def test_every_page_text_is_in_the_catalogue() -> None:
     html = (static / "index.html").read_text(encoding="utf-8")
     used |= set(re.findall(r'data-t="(\w+)"', html))
     assert used - keys == set()
+
+
+# -- the page's language (issue 12) -------------------------------------------------------
+
+STATIC = ROOT / "src" / "arbitre" / "faces" / "web" / "static"
+
+
+def _catalogue(lang: str) -> dict[str, str]:
+    """The texts of ``strings.<lang>.js`` by id (one ``id: "text",`` a line)."""
+    text = (STATIC / f"strings.{lang}.js").read_text(encoding="utf-8")
+    return {k: json.loads(v) for k, v in re.findall(r'^  (\w+): (".*"),$', text, flags=re.M)}
+
+
+def _texts(doc: Any) -> list[str]:
+    """Every ``text`` field of a JSON document (the words of the reasons and refusals)."""
+    if isinstance(doc, dict):
+        found = [doc["text"]] if isinstance(doc.get("text"), str) else []
+        return found + [t for k, v in doc.items() if k != "text" for t in _texts(v)]
+    if isinstance(doc, list):
+        return [t for v in doc for t in _texts(v)]
+    return []
+
+
+def _shape(doc: Any) -> Any:
+    """``doc`` with its ``text`` fields blanked: what must not change with the language."""
+    if isinstance(doc, dict):
+        return {k: "" if k == "text" else _shape(v) for k, v in doc.items()}
+    if isinstance(doc, list):
+        return [_shape(v) for v in doc]
+    return doc
+
+
+def test_the_french_page_texts_are_served_with_the_english_ids() -> None:
+    en, fr = _catalogue("en"), _catalogue("fr")
+    assert len(en) > 100 and set(fr) == set(en)
+    for key, text in en.items():
+        assert set(re.findall(r"\{(\w+)\}", fr[key])) == set(re.findall(r"\{(\w+)\}", text)), key
+    assert fr["lang_code"] == "fr" and fr["decimal"] == ","
+    with TestClient(create_app()) as c:
+        served = c.get("/strings/fr.js")
+        assert served.status_code == 200 and "Annuler" in served.text
+    html = (STATIC / "index.html").read_text(encoding="utf-8")
+    assert 'id="lang"' in html and 'value="fr"' in html
+
+
+def test_a_page_in_french_gets_french_rulings_with_the_same_ids(client: TestClient) -> None:
+    with client.websocket_connect("/ws") as en_ws, client.websocket_connect("/ws?lang=fr") as fr_ws:
+        en, fr = Page(en_ws), Page(fr_ws)
+        assert en.subject["lang"] == "en" and fr.subject["lang"] == "fr"
+        (a,) = en.send(type="view", question="los", shooter="archer")
+        (b,) = fr.send(type="view", question="los", shooter="archer")
+    assert _shape(a["answer"]) == _shape(b["answer"])  # keys, ids, rule IDs, numbers
+    assert set(a["tests"]) == set(b["tests"]) and a["tests"] != b["tests"]
+    en_texts, fr_texts = _texts(a["answer"]), _texts(b["answer"])
+    assert len(en_texts) == len(fr_texts) > 10
+    assert sum(x != y for x, y in zip(en_texts, fr_texts, strict=True)) > len(en_texts) // 2
+    with arbitre.i18n.speaking("fr"):
+        wanted = arbitre.ask(DEMO, "los", shooter="archer").to_json()
+    assert b["answer"] == json.loads(json.dumps(wanted))
+
+
+def test_the_lang_message_switches_the_session_and_is_kept(page: Page) -> None:
+    page.send(type="view", question="los", shooter="archer")
+    subject, answer = page.send(type="lang", lang="fr")
+    assert subject["type"] == "subject" and subject["lang"] == "fr"
+    assert answer["type"] == "answer" and answer["answer"]["rulings"]
+    with arbitre.i18n.speaking("fr"):
+        wanted = arbitre.ask(DEMO, "los", shooter="archer").to_json()
+    assert answer["answer"] == json.loads(json.dumps(wanted))
+    (m,) = page.send(type="measure", a="archer", b="hunter")
+    assert m["centre"].endswith(" po") and "," in m["edge"]
+    (info,) = page.send(type="undo")
+    assert info["message"] == "rien à annuler"
+    (err,) = page.send(type="move", id="archer", x="far", y=1)
+    assert err["type"] == "error" and "un nombre attendu" in err["message"]
+    page.ws.send_text('{"type": "launch-missiles"}')
+    assert "type de message" in page.ws.receive_json()["message"]
+    # a scenario opened later keeps the language chosen
+    text = (ROOT / "examples" / "darkage-wall.yaml").read_text(encoding="utf-8")
+    (subject,) = page.send(type="open", text="lang: en\n" + text, name="wall.yaml")
+    assert subject["lang"] == "fr" and subject["scenario_lang"] == "en"
+    back, view = page.send(type="lang", lang="en")
+    assert back["lang"] == "en" and view["answer"] is None  # the new file: no view yet
+    (bad,) = page.send(type="lang", lang="de")
+    assert bad["type"] == "error" and "en or fr" in bad["message"]
+
+
+def test_the_scenario_s_lang_then_the_browser_s(client: TestClient) -> None:
+    text = Path(arbitre.DEMO_SCENARIO).read_text(encoding="utf-8")
+    with client.websocket_connect("/ws?browser=fr-FR") as ws:
+        page = Page(ws)
+        assert page.subject["lang"] == "fr"  # the browser's, the demo having no lang
+        (subject,) = page.send(type="open", text="lang: en\n" + text)
+        assert subject["lang"] == "en"  # the scenario's beats the browser's
+        (subject,) = page.send(type="open", text=text)
+        assert subject["lang"] == "fr"
+    with client.websocket_connect("/ws?browser=en-GB&lang=xx") as ws:
+        assert Page(ws).subject["lang"] == "en"  # an unknown language is no choice
+
+
+def test_api_ask_speaks_the_body_s_lang_else_accept_language(client: TestClient) -> None:
+    text = Path(arbitre.DEMO_SCENARIO).read_text(encoding="utf-8")
+    body = {"scenario": text, "question": "los", "request": {"shooter": "archer"}}
+    en = client.post("/api/ask", json=body).json()
+    fr = client.post("/api/ask", json={**body, "lang": "fr"}).json()
+    browser = client.post("/api/ask", json=body, headers={"Accept-Language": "fr-FR,fr;q=0.9"})
+    assert _shape(en) == _shape(fr) and en != fr and browser.json() == fr
+    bad = client.post("/api/ask", json={**body, "lang": "fr", "request": {"shooter": "nobody"}})
+    assert bad.status_code == 400 and "nobody" in bad.json()["message"]
+    assert "expected" not in bad.json()["message"] or "attendu" in bad.json()["message"]
+    huge = client.post("/api/ask", content=b"[1]", headers={"Accept-Language": "fr"})
+    assert huge.json()["message"] == "le corps doit être un objet JSON"
+
+
+def test_serve_speaks_french(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    assert main(["serve", "--host", "0.0.0.0", "--lang", "fr"]) == 0
+    err = capsys.readouterr().err
+    assert "avertissement : service sur 0.0.0.0" in err and "aucun mot de passe" in err
+    assert "la démonstration" in err and "warning" not in err

@@ -29,6 +29,7 @@ from arbitre.cone_events import EVENT_TOL, Frame, critical_apexes, frame, gap
 from arbitre.cone_roots import TWO_PI, wrap
 from arbitre.errors import RulesError
 from arbitre.geometry import EPS
+from arbitre.i18n import T_, Num
 from arbitre.table import Table
 from arbitre.templates import OrderFrom, cone_sd, is_touched, shielded_at
 
@@ -246,9 +247,14 @@ def search(
     f = frame(table, shooter, tol, strict, over_base)
     if len(f.cand) > MAX_REACH:
         raise RulesError(
-            f"B2: {len(f.cand):,} bases are within reach of {shooter!r}'s cone; the exact "
-            f"search over apex and axis takes at most {MAX_REACH} (its work grows with "
-            "their square): place the cone with --angle (and --apex) instead"
+            T_(
+                "B2: {n} bases are within reach of {shooter}'s cone; the exact search over "
+                "apex and axis takes at most {most} (its work grows with their square): place "
+                "the cone with --angle (and --apex) instead",
+                n=Num(len(f.cand), ","),
+                shooter=repr(shooter),
+                most=MAX_REACH,
+            )
         )
     by_apex = ordered and order_from == "apex"
     crit = critical_apexes(table, f, tie=tie, by_apex=by_apex, shield=shield)

@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeVar, cast
 import numpy as np
 
 from arbitre.errors import RulesError
+from arbitre.i18n import T_, Num
 
 T = TypeVar("T", bound=Hashable)
 U = TypeVar("U", bound=Hashable)
@@ -38,9 +39,13 @@ class ReplayError(RulesError):
 
 def _whole(value: object, what: str, low: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise RulesError(f"{what} must be a whole number, got {value!r}")
+        raise RulesError(
+            T_("{what} must be a whole number, got {value}", what=what, value=repr(value))
+        )
     if low is not None and value < low:
-        raise RulesError(f"{what} must be >= {low}, got {value!r}")
+        raise RulesError(
+            T_("{what} must be >= {low}, got {value}", what=what, low=low, value=repr(value))
+        )
     return value
 
 
@@ -51,8 +56,12 @@ def _sides(sides: object) -> int:
 def _target(target: object, sides: int) -> int:
     if _whole(target, "target") > sides:
         raise RulesError(
-            f"target {target}+ is impossible on a d{sides}: use 1 to {sides}, "
-            "or rule the roll a failure without rolling"
+            T_(
+                "target {target}+ is impossible on a d{sides}: use 1 to {sides}, or rule the "
+                "roll a failure without rolling",
+                target=target,
+                sides=sides,
+            )
         )
     return cast(int, target)
 
@@ -274,9 +283,15 @@ def check_chain(dice: int, places: int) -> None:
     """B6: refuse a chain of ``dice`` over ``places`` longer than :data:`MAX_CHAIN_DICE`."""
     if dice * places > MAX_CHAIN_DICE:
         raise RulesError(
-            f"B6: an impacting chain of {dice:,} dice (Tir + 5) over {places:,} victims is "
-            f"{dice * places:,} dice x victims; at most {MAX_CHAIN_DICE:,} are ruled (exact "
-            "odds and logged rolls beyond that are too large to give)"
+            T_(
+                "B6: an impacting chain of {dice} dice (Tir + 5) over {places} victims is "
+                "{product} dice x victims; at most {most} are ruled (exact odds and logged "
+                "rolls beyond that are too large to give)",
+                dice=Num(dice, ","),
+                places=Num(places, ","),
+                product=Num(dice * places, ","),
+                most=Num(MAX_CHAIN_DICE, ","),
+            )
         )
 
 
@@ -535,7 +550,10 @@ def mordheim_to_hit(
     need = _whole(need, "need")
     if need_over_six not in ("impossible", "6-then-4+"):
         raise RulesError(
-            f"need_over_six: got {need_over_six!r}, expected 'impossible', '6-then-4+'"
+            T_(
+                "need_over_six: got {value}, expected 'impossible', '6-then-4+'",
+                value=repr(need_over_six),
+            )
         )
     score = dice.d(6, label)
     if natural_one_misses and score == 1 and need <= 1:

@@ -29,7 +29,11 @@ class Problem:
     message: object  # a str, or an arbitre.i18n.Text worded when printed
 
     def __str__(self) -> str:
-        return f"{self.path}: {self.message}" if self.path else str(self.message)
+        if not self.path:
+            return str(self.message)
+        from arbitre.i18n import T_  # the language machinery imports this module
+
+        return str(T_("{path}: {message}", path=self.path, message=self.message))
 
 
 #: Problems shown in a message; the rest are counted ("... and 12 more").
@@ -48,9 +52,9 @@ class ScenarioError(ArbitreError):
         return self._text()
 
     def _text(self) -> str:
-        from arbitre.i18n import TN_  # the language machinery imports this module
+        from arbitre.i18n import T_, TN_  # the language machinery imports this module
 
-        head = f"{self.source}: " if self.source else ""
+        head = str(T_("{path}: {message}", path=self.source, message="")) if self.source else ""
         if len(self.problems) == 1:
             return f"{head}{self.problems[0]}"
         lines = "\n".join(f"  {p}" for p in self.problems[:MAX_SHOWN])

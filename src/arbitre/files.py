@@ -4,10 +4,14 @@ once and told apart by its content."""
 from __future__ import annotations
 
 import os
+from typing import TYPE_CHECKING
 
 from arbitre import reading, scenario
-from arbitre.places import PlaceMap, is_places_document, places_from_dict
-from arbitre.table import Table
+from arbitre.reading import is_places_document
+
+if TYPE_CHECKING:  # a map of places is imported when one is read, not for a table
+    from arbitre.places import PlaceMap
+    from arbitre.table import Table
 
 
 def load(
@@ -21,5 +25,7 @@ def load(
     :class:`~arbitre.errors.ScenarioError` listing every problem when it is bad."""
     doc, source = scenario.read_document(path_or_text, source=source, max_bytes=max_bytes)
     if is_places_document(doc):
+        from arbitre.places import places_from_dict
+
         return places_from_dict(doc, source=source)
     return scenario.from_dict(doc, source=source)

@@ -143,7 +143,7 @@ UNIT_NAMES: dict[str, dict[Lang, tuple[str, str]]] = {
     "in": {"en": ("in", "in"), "fr": ("po", "po")},
     "mm": {"en": ("mm", "mm"), "fr": ("mm", "mm")},
     "cm": {"en": ("cm", "cm"), "fr": ("cm", "cm")},
-    "toise": {"en": ("toise", "toises"), "fr": ("toise", "toises")},
+    "toise": {"en": ("toise", "toise"), "fr": ("toise", "toises")},  # English: as ever
 }
 
 
@@ -293,15 +293,42 @@ class Num:
         return self.render()
 
 
+@dataclass(frozen=True, slots=True)
+class Count:
+    """A whole number as a message parameter, its digits grouped per language
+    ("2,000,000"; French "2 000 000")."""
+
+    n: int
+
+    def render(self, lang: Lang | None = None) -> str:
+        text = f"{self.n:,}"
+        return text.replace(",", "\u00a0") if (lang or current()) == "fr" else text
+
+    def __str__(self) -> str:
+        return self.render()
+
+
 def join(items: Iterable[Any], sep: str = ", ", empty: str = "") -> Join:
     """A :class:`Join` of ``items`` (``empty``: a message id marked with :func:`N_`)."""
     return Join(tuple(items), sep, empty)
 
 
+def semicolons(items: Iterable[object], empty: str = "") -> Text:
+    """Parts of a sentence joined by semicolons ("a; b", French "a ; b"); ``empty`` (a
+    message id marked with ``N_``) when there are none."""
+    parts = list(items)
+    if not parts:
+        return Text(empty)
+    words = Text("{a}", (("a", parts[0]),))
+    for p in parts[1:]:
+        words = T_("{a}; {b}", a=words, b=p)
+    return words
+
+
 def param(value: Any, lang: Lang | None = None) -> str:
     """One parameter worded in ``lang`` (default: :func:`current`)."""
     lang = lang or current()
-    if isinstance(value, (Length, Word, Text, At, Join, Num)):
+    if isinstance(value, (Length, Word, Text, At, Join, Num, Count)):
         return value.render(lang)
     if isinstance(value, float):
         return number(value, lang)

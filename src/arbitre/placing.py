@@ -24,6 +24,8 @@ import shapely
 
 from arbitre.errors import Problem
 from arbitre.geometry import CircleFootprint, Footprint, WallFootprint
+from arbitre.i18n import T_, TN_
+from arbitre.problems import got
 
 #: Compass sides as directions from the piece to the model (y up).
 COMPASS: Mapping[str, tuple[float, float]] = {
@@ -85,11 +87,15 @@ def _place(
     spec = specs[ident]
     if ident in chain:
         loop = " -> ".join((*chain[chain.index(ident) :], ident))
-        raise _Unplaced(Problem(f"{spec.path}.at", f"placed relative to itself: {loop}"))
+        raise _Unplaced(
+            Problem(f"{spec.path}.at", T_("placed relative to itself: {loop}", loop=loop))
+        )
 
     def centre_of(other: str, key: str) -> tuple[float, float]:
         if other not in specs:
-            raise _Unplaced(Problem(f"{spec.path}.at.{key}", f"unknown model id {other!r}"))
+            raise _Unplaced(
+                Problem(f"{spec.path}.at.{key}", T_("unknown model id {id}", id=repr(other)))
+            )
         return _place(other, specs, pieces, placed, (*chain, ident))
 
     placed[ident] = _where(spec, specs, pieces, centre_of)
@@ -111,7 +117,7 @@ def _where(
     assert spec.touching is not None
     if spec.touching in specs:
         if spec.window is not None:
-            raise _Unplaced(Problem(f"{spec.path}.at.window", "a model has no windows"))
+            raise _Unplaced(Problem(f"{spec.path}.at.window", T_("a model has no windows")))
         cx, cy = centre_of(spec.touching, "touching")
         dx, dy = _compass(spec, default="south")
         reach = specs[spec.touching].radius + spec.radius
@@ -119,7 +125,10 @@ def _where(
     footprint = pieces.get(spec.touching)
     if footprint is None:
         raise _Unplaced(
-            Problem(f"{spec.path}.at.touching", f"unknown terrain or model id {spec.touching!r}")
+            Problem(
+                f"{spec.path}.at.touching",
+                T_("unknown terrain or model id {id}", id=repr(spec.touching)),
+            )
         )
     if spec.window is not None:
         return _at_window(spec, footprint)
@@ -129,8 +138,8 @@ def _where(
 def _compass(spec: Spec, *, default: str) -> tuple[float, float]:
     side = spec.side or default
     if side not in COMPASS:
-        known = ", ".join(COMPASS)
-        raise _Unplaced(Problem(f"{spec.path}.at.side", f"must be one of {known}, got {side!r}"))
+        text = T_("must be one of {known}", known=", ".join(COMPASS))
+        raise _Unplaced(Problem(f"{spec.path}.at.side", got(text, repr(side))))
     return COMPASS[side]
 
 
@@ -170,13 +179,22 @@ def _against(fp: Footprint, d: tuple[float, float], r: float) -> tuple[float, fl
 
 def _at_window(spec: Spec, fp: Footprint) -> tuple[float, float]:
     if not isinstance(fp, WallFootprint):
-        raise _Unplaced(Problem(f"{spec.path}.at.window", f"{spec.touching} is not a wall"))
+        raise _Unplaced(
+            Problem(f"{spec.path}.at.window", T_("{id} is not a wall", id=spec.touching))
+        )
     if not 0 <= spec.window < len(fp.windows):  # type: ignore[operator]
         count = len(fp.windows)
         raise _Unplaced(
             Problem(
                 f"{spec.path}.at.window",
-                f"{spec.touching} has {count} window{'s' if count != 1 else ''}, got {spec.window}",
+                TN_(
+                    "{id} has {n} window, got {window}",
+                    "{id} has {n} windows, got {window}",
+                    "n",
+                    id=spec.touching,
+                    n=count,
+                    window=spec.window,
+                ),
             )
         )
     window = fp.windows[spec.window]  # type: ignore[index]

@@ -38,7 +38,7 @@ def shown(enabled: bool = True) -> Iterator[None]:
 
 
 @contextmanager
-def steps(total: int, label: str | Callable[[], str]) -> Iterator[Callable[[int], None]]:
+def steps(total: int, label: str | Callable[[], str]) -> Iterator[Callable[..., None]]:
     """A job of ``total`` steps: yields ``advance(n=1)``. ``label`` (or a function giving
     it, called only if a bar is drawn: it may translate) names the job on the bar."""
     if not _SHOWN.get() or total <= 1:

@@ -19,10 +19,11 @@ from typing import Any
 
 import yaml
 
+from arbitre.constants import MAX_BYTES as MAX_BYTES
 from arbitre.errors import Problem, ScenarioError
+from arbitre.i18n import T_, Text
+from arbitre.problems import Grouped
 
-#: Largest file read, in bytes.
-MAX_BYTES = 10_000_000
 #: Deepest nesting of mappings and lists in a document.
 MAX_DEPTH = 40
 #: Most values (numbers, strings, lists, mappings) in a document: a table of 5,000 models
@@ -50,8 +51,10 @@ def check_size(size: int, source: str | None, max_bytes: int = MAX_BYTES) -> Non
             [
                 Problem(
                     "",
-                    f"the file is more than {max_bytes:,} bytes, the most read "
-                    "(--max-bytes to allow more)",
+                    T_(
+                        "the file is more than {n} bytes, the most read (--max-bytes to allow more)",  # noqa: E501
+                        n=Grouped(max_bytes),
+                    ),
                 )
             ],
             source=source,
@@ -72,8 +75,10 @@ def _yaml_events_ok(text: str, source: str | None) -> None:
                 [
                     Problem(
                         "",
-                        f"{_where(event)}YAML anchors and aliases (& and *) are not "
-                        "allowed in scenario files",
+                        _where(event)
+                        + T_(
+                            "YAML anchors and aliases (& and *) are not allowed in scenario files"
+                        ),
                     )
                 ],
                 source=source,
@@ -82,21 +87,32 @@ def _yaml_events_ok(text: str, source: str | None) -> None:
             depth += 1
             if depth > MAX_DEPTH:
                 raise ScenarioError(
-                    [Problem("", f"{_where(event)}nested more than {MAX_DEPTH} levels deep")],
+                    [Problem("", _where(event) + _too_deep())],
                     source=source,
                 )
         elif isinstance(event, yaml.CollectionEndEvent):
             depth -= 1
 
 
-def _where(event: Any) -> str:
+def _where(event: Any) -> Text | str:
     mark = getattr(event, "start_mark", None)
-    return f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
+    return _at(mark.line + 1, mark.column + 1) if mark else ""
+
+
+def _at(line: int, column: int) -> Text:
+    """Where in the text a problem is ("line 3, column 7: ")."""
+    return T_("line {line}, column {column}: ", line=line, column=column)
+
+
+def _too_deep() -> Text:
+    return T_("nested more than {n} levels deep", n=MAX_DEPTH)
 
 
 def _too_many(event: Any = None) -> Problem:
     return Problem(
-        "", f"{_where(event)}more than {MAX_VALUES:,} values: far more than any table holds"
+        "",
+        _where(event)
+        + T_("more than {n} values: far more than any table holds", n=Grouped(MAX_VALUES)),
     )
 
 
@@ -108,9 +124,7 @@ def _depth_ok(doc: object, source: str | None) -> None:
     while level:
         value, depth = level.pop()
         if depth > MAX_DEPTH:
-            raise ScenarioError(
-                [Problem("", f"nested more than {MAX_DEPTH} levels deep")], source=source
-            )
+            raise ScenarioError([Problem("", _too_deep())], source=source)
         assert isinstance(value, dict | list)  # only containers are pushed
         items = value.values() if isinstance(value, dict) else value
         values += len(value)
@@ -126,7 +140,7 @@ def parse(text: str, fmt: str | None, source: str | None) -> object:
     not valid JSON may still be YAML in flow style.
     """
     check_size(len(text), source)
-    json_error = None
+    json_error: Text | None = None
     if fmt is None and re.match(r'\s*\{\s*"', text):
         fmt = "json"
     # JSON is YAML too, and far faster to read: a .yaml file written as JSON is read so
@@ -134,9 +148,9 @@ def parse(text: str, fmt: str | None, source: str | None) -> object:
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            json_error = f"line {exc.lineno}, column {exc.colno}: invalid JSON: {exc.msg}"
+            json_error = _at(exc.lineno, exc.colno) + T_("invalid JSON: {why}", why=exc.msg)
         except (ValueError, RecursionError) as exc:
-            json_error = f"invalid JSON: {_short(exc)}"
+            json_error = T_("invalid JSON: {why}", why=_short(exc))
         else:
             _depth_ok(doc, source)
             return doc
@@ -147,13 +161,21 @@ def parse(text: str, fmt: str | None, source: str | None) -> object:
         return yaml.load(text, Loader=_Loader)  # a safe loader: builds plain values only
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark else ""
-        message = json_error or f"{where}invalid YAML: {exc.problem or exc.context}"
+        where = _at(mark.line + 1, mark.column + 1) if mark else ""
+        why = exc.problem or exc.context
+        message = json_error or where + T_("invalid YAML: {why}", why=why)
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        message = json_error or f"invalid YAML: {_short(exc)}"
+        message = json_error or T_("invalid YAML: {why}", why=_short(exc))
     raise ScenarioError([Problem("", message)], source=source)
 
 
 def _short(exc: BaseException) -> str:
     text = str(exc)
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+def is_places_document(doc: object) -> bool:
+    """Whether a parsed scenario document is a places scenario (it has ``places``); here,
+    not in :mod:`arbitre.places`, so that loading a table does not import the places
+    model (:func:`arbitre.places.is_places_document` is this one)."""
+    return isinstance(doc, dict) and "places" in doc

@@ -17,7 +17,8 @@ from shapely.geometry.base import BaseGeometry
 
 from arbitre import sight
 from arbitre.geometry import WallFootprint
-from arbitre.table import Table
+from arbitre.i18n import T_, Num, Text, current, unit_name
+from arbitre.table import Table, Unit
 
 #: Plausible base diameters, in mm (F8 recommends 25 mm; the largest monsters ~ 160 mm).
 BASE_MM = (10.0, 200.0)
@@ -31,10 +32,10 @@ class Caution:
 
     where: str
     ids: tuple[str, ...]
-    text: str
+    text: Text | str  # worded when printed
 
     def __str__(self) -> str:
-        return f"{self.where}: {self.text}"
+        return str(T_("{path}: {message}", path=self.where, message=self.text))
 
 
 def warnings(table: Table) -> list[Caution]:
@@ -56,13 +57,43 @@ def _bases(table: Table) -> list[Caution]:
         Caution(
             _where(table, m.id),
             (m.id,),
-            f"base {u.length(m.base.diameter)} ({m.base.diameter:.4g} mm) is "
-            f"{'under' if m.base.diameter < lo else 'over'} the plausible "
-            f"{lo:g}-{hi:g} mm (a base in mm in an {u.name} file?)",
+            _implausible(u, m.base.diameter, lo, hi),
         )
         for m in table.models
         if m.base.diameter > 0 and not lo <= m.base.diameter <= hi
     ]
+
+
+def _implausible(u: Unit, d: float, lo: float, hi: float) -> Text:
+    """A base of diameter ``d`` mm outside the plausible ``lo``-``hi`` mm, in words."""
+    words = {
+        "base": u.measure(d),
+        "mm": d,
+        "lo": Num(lo, "g"),
+        "hi": Num(hi, "g"),
+        "unit": UnitName(u.name),
+    }
+    if d < lo:
+        return T_(
+            "base {base} ({mm} mm) is under the plausible {lo}-{hi} mm "
+            "(a base in mm in an {unit} file?)",
+            **words,
+        )
+    return T_(
+        "base {base} ({mm} mm) is over the plausible {lo}-{hi} mm "
+        "(a base in mm in an {unit} file?)",
+        **words,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class UnitName:
+    """A unit's name in the current language ("in" / "po"), worded when printed."""
+
+    name: str
+
+    def __str__(self) -> str:
+        return unit_name(self.name, current())
 
 
 def _overlaps(table: Table) -> list[Caution]:
@@ -84,7 +115,12 @@ def _overlaps(table: Table) -> list[Caution]:
                 Caution(
                     _where(table, m.id),
                     (m.id, n.id),
-                    f"the bases of {m.id} and {n.id} overlap by {table.unit.length(float(d))}",
+                    T_(
+                        "the bases of {a} and {b} overlap by {depth}",
+                        a=m.id,
+                        b=n.id,
+                        depth=table.unit.measure(float(d)),
+                    ),
                 )
             )
     return out
@@ -105,8 +141,12 @@ def _inside_blocking(table: Table, shapes: list[BaseGeometry]) -> list[Caution]:
                 Caution(
                     _where(table, m.id),
                     (m.id, t.id),
-                    f"{m.id} stands inside blocking terrain {t.id} "
-                    f"(in that building? say `inside: {t.id}`, and `building: true` on it)",
+                    T_(
+                        "{model} stands inside blocking terrain {piece} "
+                        "(in that building? say `inside: {piece}`, and `building: true` on it)",
+                        model=m.id,
+                        piece=t.id,
+                    ),
                 )
             )
     return out
@@ -126,21 +166,28 @@ def _near_misses(table: Table, shapes: list[BaseGeometry]) -> list[Caution]:
         m, t = table.models[i], table.terrain[j]
         gap = float(shapely.distance(points[i], shapes[j])) - r[i]
         if table.contact_tolerance < gap <= NEAR_MM:
-            what = f"{t.id}"
+            what: Text | str = t.id
             fp = t.footprint
             if isinstance(fp, WallFootprint):
                 for k, window in enumerate(fp.windows):
                     g = float(shapely.distance(points[i], fp.window_slice(window))) - r[i]
                     if g <= NEAR_MM + 1e-9:
-                        what = f"window {k} of {t.id}"
+                        what = T_("window {k} of {piece}", k=k, piece=t.id)
                         break
             out.append(
                 Caution(
                     _where(table, m.id),
                     (m.id, t.id),
-                    f"{m.id} is {table.unit.length(gap)} from {what}: not touching it "
-                    f"(G4 tolerance {table.contact_tolerance:g} mm); meant to touch? "
-                    f"(at: {{touching: {t.id}, ...}} places it exactly)",
+                    T_(
+                        "{model} is {gap} from {what}: not touching it (G4 tolerance "
+                        "{tolerance} mm); meant to touch? (at: {{touching: {piece}, ...}} "
+                        "places it exactly)",
+                        model=m.id,
+                        gap=table.unit.measure(gap),
+                        what=what,
+                        tolerance=Num(table.contact_tolerance, "g"),
+                        piece=t.id,
+                    ),
                 )
             )
     return out
@@ -162,8 +209,13 @@ def _untouchable_windows(table: Table, shapes: list[BaseGeometry]) -> list[Cauti
                         Caution(
                             f"terrain[{k}].wall.windows[{w}]",
                             (t.id, other.id),
-                            f"window {w} of {t.id} lies inside {other.id}: no base can "
-                            "touch it (F5, F6)",
+                            T_(
+                                "window {k} of {piece} lies inside {other}: no base can "
+                                "touch it (F5, F6)",
+                                k=w,
+                                piece=t.id,
+                                other=other.id,
+                            ),
                         )
                     )
                     break

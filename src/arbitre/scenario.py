@@ -34,8 +34,9 @@ from arbitre.geometry import (
     Window,
     rect_points,
 )
+from arbitre.i18n import N_, T_, Num, Text, join
+from arbitre.problems import got, problem
 from arbitre.problems import kind as _kind
-from arbitre.problems import problem
 from arbitre.problems import show as _show
 from arbitre.scenario_doc import (
     AT_FORMS,
@@ -89,7 +90,9 @@ def read_document(
     ):
         return _parse(path_or_text, None, source), source
     if not isinstance(path_or_text, str | os.PathLike):
-        raise ScenarioError([Problem("", f"not a file name: {_show(path_or_text)}")], source=source)
+        raise ScenarioError(
+            [Problem("", T_("not a file name: {value}", value=_show(path_or_text)))], source=source
+        )
     path = Path(path_or_text)
     source = source or str(path)
     try:
@@ -99,7 +102,7 @@ def read_document(
         text = data.decode("utf-8")
     except (OSError, ValueError) as exc:  # UnicodeDecodeError is a ValueError
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        problem = Problem("", f"cannot read the file: {reason}")
+        problem = Problem("", T_("cannot read the file: {reason}", reason=reason))
         raise ScenarioError([problem], source=source) from None
     fmt = {".json": "json", ".yaml": "yaml", ".yml": "yaml"}.get(path.suffix.lower())
     return _parse(text, fmt, source), source
@@ -108,7 +111,9 @@ def read_document(
 def loads(text: str, *, source: str | None = None) -> Table:
     """The table of a scenario given as YAML or JSON text."""
     if not isinstance(text, str):
-        raise ScenarioError([Problem("", f"expected text, got {_kind(text)}")], source=source)
+        raise ScenarioError(
+            [Problem("", T_("expected text, got {kind}", kind=_kind(text)))], source=source
+        )
     return from_dict(_parse(text, None, source), source=source)
 
 
@@ -193,13 +198,21 @@ def _check(doc: object) -> tuple[ScenarioDoc | None, list[Problem]]:
     """
     if not isinstance(doc, dict):
         return None, [
-            Problem("", f"a scenario must be a mapping (arbitre, table, ...), got {_kind(doc)}")
+            Problem(
+                "",
+                T_(
+                    "a scenario must be a mapping (arbitre, table, ...), got {kind}",
+                    kind=_kind(doc),
+                ),
+            )
         ]
     if "places" in doc:
         return None, [
             Problem(
                 "places",
-                "a map of places (seed 003), not a table: use arbitre move, shot, place or render",
+                T_(
+                    "a map of places (seed 003), not a table: use arbitre move, shot, place or render"  # noqa: E501
+                ),
             )
         ]
     scenario: ScenarioDoc | None = None
@@ -256,7 +269,16 @@ def _mm_limits(doc: ScenarioDoc) -> list[Problem]:
             units.setdefault(scale, w.unit or doc.unit)
             found.append((f"models[{i}].weapons[{k}].range", w.range or 0.0, scale))
     return [
-        Problem(path, f"{value:g} {units[scale]} is {value * scale:.3g} mm, more than {LIMIT:g} mm")
+        Problem(
+            path,
+            T_(
+                "{value} {unit} is {mm} mm, more than {limit} mm",
+                value=Num(value, "g"),
+                unit=units[scale],
+                mm=Num(value * scale, ".3g"),
+                limit=Num(LIMIT, "g"),
+            ),
+        )
         for path, value, scale in found
         if value * scale > LIMIT
     ]
@@ -360,7 +382,10 @@ def _ids(doc: dict[Any, Any]) -> tuple[list[Problem], set[str], set[str]]:
                 continue
             if ident in seen:
                 problems.append(
-                    Problem(f"{key}[{i}].id", f"duplicate id {_show(ident)} (also {seen[ident]})")
+                    Problem(
+                        f"{key}[{i}].id",
+                        T_("duplicate id {id} (also {other})", id=_show(ident), other=seen[ident]),
+                    )
                 )
             seen.setdefault(ident, f"{key}[{i}].id")
             ids.add(ident)
@@ -371,10 +396,14 @@ def _header_problems(header: HeaderDoc) -> list[Problem]:
     problems = []
     for k, size in enumerate(header.size_classes):
         if size in header.size_classes[:k]:
-            problems.append(Problem(f"size_classes[{k}]", f"duplicate size class {_show(size)}"))
+            problems.append(
+                Problem(f"size_classes[{k}]", T_("duplicate size class {size}", size=_show(size)))
+            )
     for field in ("unit", "report_unit"):
         if getattr(header, field) == "toise" and header.toise is None:
-            problems.append(Problem("toise", f"required (mm per toise) when {field} is toise"))
+            problems.append(
+                Problem("toise", T_("required (mm per toise) when {field} is toise", field=field))
+            )
     return problems
 
 
@@ -384,7 +413,11 @@ def _size_problem(path: str, size: str, header: HeaderDoc | None) -> list[Proble
     return [
         Problem(
             path,
-            f"unknown size class {_show(size)} (size_classes: {', '.join(header.size_classes)})",
+            T_(
+                "unknown size class {size} (size_classes: {known})",
+                size=_show(size),
+                known=join(header.size_classes),
+            ),
         )
     ]
 
@@ -397,8 +430,10 @@ def _terrain_problems(path: str, piece: TerrainDoc, scope: _Scope) -> list[Probl
         problems.append(
             Problem(
                 path,
-                "needs exactly one of polygon, rect, circle, wall; "
-                f"got {', '.join(kinds) or 'none'}",
+                T_(
+                    "needs exactly one of polygon, rect, circle, wall; got {kinds}",
+                    kinds=join(kinds, empty=N_("none")),
+                ),
             )
         )
     for kind in kinds:
@@ -407,7 +442,7 @@ def _terrain_problems(path: str, piece: TerrainDoc, scope: _Scope) -> list[Probl
         if shape is not None and scope.header is not None:
             table = shapely.box(0.0, 0.0, *scope.header.table)
             if table.distance(shape) > reach:
-                problems.append(Problem(f"{path}.{kind}", "lies entirely outside the table"))
+                problems.append(Problem(f"{path}.{kind}", T_("lies entirely outside the table")))
     default = "huge" if piece.sight == "blocks" else "small"
     return problems + _size_problem(f"{path}.size", piece.size or default, scope.header)
 
@@ -422,12 +457,13 @@ def _shape(path: str, kind: str, doc: Any) -> tuple[Any, float, list[Problem]]:
     points = [tuple(p) for p in (doc if kind == "polygon" else doc.points)]
     need = 3 if kind == "polygon" else 2
     if len(set(points)) < need:
-        return None, 0.0, [Problem(path, f"needs at least {need} distinct points")]
+        return None, 0.0, [Problem(path, T_("needs at least {n} distinct points", n=need))]
     if kind == "polygon":
         polygon = shapely.Polygon(points)
         if not polygon.is_valid:
             reason = shapely.is_valid_reason(polygon)
-            return None, 0.0, [Problem(path, f"must be a simple polygon ({reason})")]
+            text = T_("must be a simple polygon ({reason})", reason=_invalid(reason))
+            return None, 0.0, [Problem(path, text)]
         return polygon, 0.0, []
     line = shapely.LineString(points)
     problems = []
@@ -435,18 +471,47 @@ def _shape(path: str, kind: str, doc: Any) -> tuple[Any, float, list[Problem]]:
         where = f"{path}.windows[{k}]"
         if window.start >= window.to:
             problems.append(
-                Problem(where, f"from must be < to, got from {window.start:g}, to {window.to:g}")
+                Problem(
+                    where,
+                    T_(
+                        "from must be < to, got from {start}, to {to}",
+                        start=Num(window.start, "g"),
+                        to=Num(window.to, "g"),
+                    ),
+                )
             )
         if window.start < 0:
-            problems.append(Problem(f"{where}.from", f"must be >= 0, got {window.start:g}"))
+            problems.append(
+                Problem(
+                    f"{where}.from", got(T_("must be >= {bound}", bound=0), Num(window.start, "g"))
+                )
+            )
         if window.to > line.length:
             problems.append(
                 Problem(
                     f"{where}.to",
-                    f"must be <= the wall's length {line.length:g}, got {window.to:g}",
+                    T_(
+                        "must be <= the wall's length {length}, got {to}",
+                        length=Num(line.length, "g"),
+                        to=Num(window.to, "g"),
+                    ),
                 )
             )
     return line, doc.thickness / 2.0, problems
+
+
+#: shapely's reasons a polygon is not valid, in words (the point that follows is kept).
+INVALID = {
+    "Self-intersection": N_("Self-intersection"),
+    "Ring Self-intersection": N_("Ring Self-intersection"),
+    "Too few points": N_("Too few points"),
+}
+
+
+def _invalid(reason: str) -> Text | str:
+    """shapely's ``Self-intersection[2 2]`` worded per language (its point kept)."""
+    head, bracket, rest = reason.partition("[")
+    return T_(INVALID[head]) + f"{bracket}{rest}" if head in INVALID else reason
 
 
 def _thin_problems(path: str, doc: Any, header: HeaderDoc | None) -> list[Problem]:
@@ -456,8 +521,13 @@ def _thin_problems(path: str, doc: Any, header: HeaderDoc | None) -> list[Proble
     for field in ("thickness", "radius", "width", "depth"):
         value = getattr(doc, field, None)
         least = None if value is None else _least(value, header)
-        if least is not None:
-            problems.append(Problem(f"{path}.{field}", f"must be at least {least}, got {value:g}"))
+        if least is not None and value is not None:
+            problems.append(
+                Problem(
+                    f"{path}.{field}",
+                    got(T_("must be at least {least}", least=least), Num(value, "g")),
+                )
+            )
     return problems
 
 
@@ -469,28 +539,43 @@ def _model_problems(path: str, model: ModelDoc, scope: _Scope) -> list[Problem]:
             problems.append(
                 Problem(
                     f"{path}.status[{k}]",
-                    f"unknown status {_show(status)} (known: {', '.join(sorted(STATUSES))})",
+                    T_(
+                        "unknown status {status} (known: {known})",
+                        status=_show(status),
+                        known=join(sorted(STATUSES)),
+                    ),
                 )
             )
     if model.inside is not None and model.inside not in scope.terrain_ids:
-        problems.append(Problem(f"{path}.inside", f"unknown terrain id {_show(model.inside)}"))
+        problems.append(
+            Problem(f"{path}.inside", T_("unknown terrain id {id}", id=_show(model.inside)))
+        )
     for k, other in enumerate(model.engaged):
         if other == model.id:
             problems.append(
                 Problem(
                     f"{path}.engaged[{k}]",
-                    f"a model cannot be engaged with itself, got {_show(other)}",
+                    T_("a model cannot be engaged with itself, got {id}", id=_show(other)),
                 )
             )
         elif other not in scope.model_ids:
-            problems.append(Problem(f"{path}.engaged[{k}]", f"unknown model id {_show(other)}"))
+            problems.append(
+                Problem(f"{path}.engaged[{k}]", T_("unknown model id {id}", id=_show(other)))
+            )
     header = scope.header
     if header is not None:
         (x, y), (width, depth) = _point_of(model), header.table
         if not (0 <= x <= width and 0 <= y <= depth):
             problems.append(
                 Problem(
-                    f"{path}.at", f"centre [{x:g}, {y:g}] is off the table [{width:g}, {depth:g}]"
+                    f"{path}.at",
+                    T_(
+                        "centre [{x}, {y}] is off the table [{width}, {depth}]",
+                        x=Num(x, "g"),
+                        y=Num(y, "g"),
+                        width=Num(width, "g"),
+                        depth=Num(depth, "g"),
+                    ),
                 )
             )
         for k, weapon in enumerate(model.weapons):
@@ -498,7 +583,7 @@ def _model_problems(path: str, model: ModelDoc, scope: _Scope) -> list[Problem]:
                 problems.append(
                     Problem(
                         f"{path}.weapons[{k}].unit",
-                        "toise needs the scenario's toise (mm per toise)",
+                        T_("toise needs the scenario's toise (mm per toise)"),
                     )
                 )
     return problems + _base_problems(f"{path}.base", model.base, header)
@@ -510,10 +595,11 @@ def _base_problems(path: str, base: float | None, header: HeaderDoc | None) -> l
     least = _least(base or 0.0, header)
     if least is None:
         return []
-    return [Problem(path, f"must be 0 (no base, F8) or at least {least}, got {base:g}")]
+    text = T_("must be 0 (no base, F8) or at least {least}", least=least)
+    return [Problem(path, got(text, Num(base or 0.0, "g")))]
 
 
-def _least(value: float, header: HeaderDoc | None) -> str | None:
+def _least(value: float, header: HeaderDoc | None) -> Text | None:
     """The least size worded (``"0.01 mm (0.000394 in)"``) when ``value``, in the
     scenario's unit, is more than 0 but less than :data:`~arbitre.geometry.MIN_SIZE` mm;
     None otherwise, or when the unit is unknown (its own problem)."""
@@ -522,8 +608,14 @@ def _least(value: float, header: HeaderDoc | None) -> str | None:
     mm = _mm(header.unit, header.toise)
     if value * mm >= MIN_SIZE:
         return None
-    also = "" if header.unit == "mm" else f" ({MIN_SIZE / mm:.3g} {header.unit})"
-    return f"{MIN_SIZE:g} mm{also}"
+    if header.unit == "mm":
+        return T_("{least} mm", least=Num(MIN_SIZE, "g"))
+    return T_(
+        "{least} mm ({also} {unit})",
+        least=Num(MIN_SIZE, "g"),
+        also=Num(MIN_SIZE / mm, ".3g"),
+        unit=header.unit,
+    )
 
 
 # -- conversion to the table (G1: everything in mm) ---------------------------------------

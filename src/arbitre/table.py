@@ -15,7 +15,7 @@ from typing import Literal
 
 from arbitre.errors import RulesError
 from arbitre.geometry import Disc, Footprint, Point
-from arbitre.i18n import At, Length
+from arbitre.i18n import N_, T_, At, Length, Num, join
 
 Sight = Literal["blocks", "cover"]
 
@@ -175,8 +175,10 @@ class Table:
         """The model with this id; a :class:`RulesError` naming the known ids otherwise."""
         i = self._index.get(ident)
         if i is None or i < 0:
-            known = ", ".join(m.id for m in self.models) or "none"
-            raise RulesError(f"unknown model id {ident!r} (models: {known})")
+            known = join((m.id for m in self.models), empty=N_("none"))
+            raise RulesError(
+                T_("unknown model id {id} (models: {known})", id=repr(ident), known=known)
+            )
         return self.models[i]
 
     def model_index(self, ident: str) -> int:
@@ -187,8 +189,10 @@ class Table:
         """The terrain piece with this id."""
         i = self._index.get(ident)
         if i is None or i >= 0:
-            known = ", ".join(t.id for t in self.terrain) or "none"
-            raise RulesError(f"unknown terrain id {ident!r} (terrain: {known})")
+            known = join((t.id for t in self.terrain), empty=N_("none"))
+            raise RulesError(
+                T_("unknown terrain id {id} (terrain: {known})", id=repr(ident), known=known)
+            )
         return self.terrain[-1 - i]
 
     def sides(self) -> tuple[str, ...]:
@@ -202,7 +206,13 @@ class Table:
         for m in self.models:
             for other in m.engaged:
                 if other not in found:
-                    raise RulesError(f"model {m.id!r} engaged: unknown model id {other!r}")
+                    raise RulesError(
+                        T_(
+                            "model {model} engaged: unknown model id {id}",
+                            model=repr(m.id),
+                            id=repr(other),
+                        )
+                    )
                 found[m.id].add(other)
                 found[other].add(m.id)
         order = {m.id: i for i, m in enumerate(self.models)}
@@ -226,17 +236,36 @@ class Table:
 
     def _position(self, ident: str, to: object) -> Point:
         """``to`` checked as a model's new centre (mm), as floats."""
-        who = f"model {_short(ident)} moved to"
+        who = _short(ident)
         if not isinstance(to, Point):
-            raise RulesError(f"{who} {_short(to)}: expected a Point (x, y in mm)")
+            raise RulesError(
+                T_(
+                    "model {model} moved to {to}: expected a Point (x, y in mm)",
+                    model=who,
+                    to=_short(to),
+                )
+            )
         xy: list[float] = []
         for name, value in (("x", to.x), ("y", to.y)):
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
-                raise RulesError(f"{who} {name} = {_short(value)}: not a number")
+                raise RulesError(
+                    T_(
+                        "model {model} moved to {name} = {value}: not a number",
+                        model=who,
+                        name=name,
+                        value=_short(value),
+                    )
+                )
             if not (math.isfinite(value) and abs(value) <= POSITION_LIMIT):
                 raise RulesError(
-                    f"{who} {name} = {float(value):g} mm: coordinates must be finite and "
-                    f"within ±{POSITION_LIMIT:g} mm"
+                    T_(
+                        "model {model} moved to {name} = {value} mm: coordinates must be "
+                        "finite and within ±{limit} mm",
+                        model=who,
+                        name=name,
+                        value=Num(float(value), "g"),
+                        limit=Num(POSITION_LIMIT, "g"),
+                    )
                 )
             xy.append(float(value))
         return Point(xy[0], xy[1])

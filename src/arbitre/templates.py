@@ -45,6 +45,7 @@ from arbitre import backend, sight
 from arbitre.dice import Dice
 from arbitre.errors import RulesError
 from arbitre.geometry import EPS, Point
+from arbitre.i18n import N_, T_, Lang, Num, Word, current, unit_name
 from arbitre.table import Table
 
 #: B1: the cone's length and the width of its far side, in toises.
@@ -128,12 +129,50 @@ def cone_sd(x: np.ndarray, y: np.ndarray, length: float, half: float) -> np.ndar
     return np.where(inside, -d, d)
 
 
+@dataclass(frozen=True, slots=True)
+class UnitWord:
+    """A length unit's name as a text parameter, per language ("in" / "po"): in English
+    the unit's own name, as reports have always printed it; in French its plural, after
+    a point's two values."""
+
+    name: str
+
+    def render(self, lang: Lang | None = None) -> str:
+        lang = lang or current()
+        return self.name if lang == "en" else unit_name(self.name, lang, 2.0)
+
+    def __str__(self) -> str:
+        return self.render()
+
+
+@dataclass(frozen=True, slots=True)
+class Degrees:
+    """An angle as a text parameter: its value (format ``spec``) and the word, per
+    language ("355.2 degrees"; French "355,2 degrés", "0 degré": below 2 is singular)."""
+
+    value: float
+    spec: str = ".4g"
+
+    def render(self, lang: Lang | None = None) -> str:
+        lang = lang or current()
+        text = format(float(self.value), self.spec)
+        if lang == "en":
+            return f"{text} degrees"
+        word = "degré" if abs(float(text)) < 2 else "degrés"
+        return f"{text.replace('.', ',')} {word}"
+
+    def __str__(self) -> str:
+        return self.render()
+
+
 def cone_size(table: Table) -> tuple[float, float]:
     """B1: the cone's length and far side in mm, from the scenario's ``toise``."""
     if table.toise is None:
         raise RulesError(
-            "B1: the breath cone is 6 by 2 toises, but the scenario gives no toise: "
-            "add `toise: <mm per toise>` (e.g. toise: 25) at its top level"
+            T_(
+                "B1: the breath cone is 6 by 2 toises, but the scenario gives no toise: "
+                "add `toise: <mm per toise>` (e.g. toise: 25) at its top level"
+            )
         )
     return CONE_LENGTH_TOISES * table.toise, CONE_WIDTH_TOISES * table.toise
 
@@ -154,9 +193,15 @@ def over_base_limit(length: float, width: float) -> float:
 def place_cone(table: Table, shooter: str, angle: float, apex: float | None = None) -> Cone:
     """B1-B2: the cone aimed at ``angle`` degrees, its apex on the shooter's base circle at
     ``apex`` degrees from its centre (default: ``angle``, the outward radius)."""
-    for what, value in (("aim", angle), ("apex", apex)):
+    for what, value in ((N_("aim"), angle), (N_("apex"), apex)):
         if value is not None and not math.isfinite(value):
-            raise RulesError(f"B2: the {what} must be a finite angle in degrees, got {value!r}")
+            raise RulesError(
+                T_(
+                    "B2: the {what} must be a finite angle in degrees, got {value}",
+                    what=Word(what),
+                    value=repr(value),
+                )
+            )
     model = table.model(shooter)
     length, width = cone_size(table)
     a = math.radians(angle if apex is None else apex)
@@ -188,11 +233,18 @@ def check_cone(table: Table, shooter: str, cone: Cone, *, over_base: bool = Fals
     d = math.hypot(cone.apex.x - s.x, cone.apex.y - s.y)
     if abs(d - r) > table.contact_tolerance + EPS:
         u = table.unit
-        where = "its centre (it has no base, F8)" if r <= 0 else "its base"
+        where = T_("its centre (it has no base, F8)") if r <= 0 else T_("its base")
         raise RulesError(
-            f"B2: the cone's apex at ({u.from_mm(cone.apex.x):.4g}, {u.from_mm(cone.apex.y):.4g}) "
-            f"{u.name} is {u.length(abs(d - r))} from {where}: the apex must touch "
-            f"{shooter!r}'s base (G4 contact, {u.length(table.contact_tolerance)})"
+            T_(
+                "B2: the cone's apex at {at} {unit} is {gap} from {where}: the apex must "
+                "touch {shooter}'s base (G4 contact, {tol})",
+                at=u.at(cone.apex.x, cone.apex.y),
+                unit=UnitWord(u.name),
+                gap=u.measure(abs(d - r)),
+                where=where,
+                shooter=repr(shooter),
+                tol=u.measure(table.contact_tolerance),
+            )
         )
     if over_base or r <= 0:
         return
@@ -201,10 +253,17 @@ def check_cone(table: Table, shooter: str, cone: Cone, *, over_base: bool = Fals
     limit = math.degrees(over_base_limit(cone.length, cone.width))
     if math.radians(off - limit) > PLACEMENT_SLACK:
         raise RulesError(
-            f"B2: a cone aimed at {cone.angle:.6g} degrees with its apex at {theta:.6g} "
-            f"degrees on {shooter!r}'s rim lies over its base: the axis must be within "
-            f"{limit:.4g} degrees of the outward radius ({theta:.6g}), it is {off:.6g} away "
-            "(option cone_over_base: true allows it)"
+            T_(
+                "B2: a cone aimed at {angle} degrees with its apex at {theta} degrees on "
+                "{shooter}'s rim lies over its base: the axis must be within {limit} degrees "
+                "of the outward radius ({theta}), it is {off} away (option cone_over_base: "
+                "true allows it)",
+                angle=Num(cone.angle, ".6g"),
+                theta=Num(theta, ".6g"),
+                shooter=repr(shooter),
+                limit=float(limit),
+                off=Num(off, ".6g"),
+            )
         )
 
 
@@ -212,9 +271,17 @@ def aim_at(table: Table, shooter: str, target: str) -> float:
     """The aim (degrees) whose axis runs from the shooter's centre through the target's."""
     a, b = table.model(shooter), table.model(target)
     if shooter == target:
-        raise RulesError(f"B2: a shooter cannot aim its breath at itself ({shooter!r})")
+        raise RulesError(
+            T_("B2: a shooter cannot aim its breath at itself ({shooter})", shooter=repr(shooter))
+        )
     if a.at == b.at:
-        raise RulesError(f"B2: {target!r} stands on {shooter!r}'s centre: no direction to it")
+        raise RulesError(
+            T_(
+                "B2: {target} stands on {shooter}'s centre: no direction to it",
+                target=repr(target),
+                shooter=repr(shooter),
+            )
+        )
     return math.degrees(math.atan2(b.at.y - a.at.y, b.at.x - a.at.x)) % 360.0
 
 
@@ -416,17 +483,23 @@ def shielded_at(
 def check_blast(blast: Blast) -> None:
     """Check a blast (B10) for use: a positive, finite radius."""
     if not (math.isfinite(blast.radius) and blast.radius > 0):
-        raise RulesError(f"B10: a blast needs a positive radius, got {blast.radius!r}")
+        raise RulesError(
+            T_("B10: a blast needs a positive radius, got {radius}", radius=repr(blast.radius))
+        )
     if not (math.isfinite(blast.centre.x) and math.isfinite(blast.centre.y)):
-        raise RulesError(f"B10: the blast's centre must be finite, got {blast.centre}")
+        raise RulesError(
+            T_("B10: the blast's centre must be finite, got {at}", at=str(blast.centre))
+        )
 
 
 __all__ = [
     "Blast",
     "Cone",
+    "Degrees",
     "OrderFrom",
     "Template",
     "Touch",
+    "UnitWord",
     "aim_at",
     "apex_angle",
     "centres",

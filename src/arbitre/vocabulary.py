@@ -86,6 +86,9 @@ MARGIN_WORDS: dict[str, str] = {
     "range": N_("range"),
     "elevation": N_("elevation"),
     "order": N_("order"),
+    "closest": N_("closest"),
+    "clear line past": N_("clear line past"),
+    "closed window": N_("closed window"),
     "window": N_("window"),
 }
 
@@ -97,13 +100,12 @@ def test_words(test: str, lang: Lang | None = None) -> str:
     out: list[str] = []
     k = 0
     while k < len(words):
-        two = " ".join(words[k : k + 2])
-        if k + 1 < len(words) and two in MARGIN_WORDS:
-            out.append(tr(MARGIN_WORDS[two], lang))
-            k += 2
-        elif words[k] in MARGIN_WORDS:
-            out.append(tr(MARGIN_WORDS[words[k]], lang))
-            k += 1
+        for size in (3, 2, 1):  # the longest known phrase first
+            phrase = " ".join(words[k : k + size])
+            if k + size <= len(words) and phrase in MARGIN_WORDS:
+                out.append(tr(MARGIN_WORDS[phrase], lang))
+                k += size
+                break
         else:
             out.append(words[k])
             k += 1

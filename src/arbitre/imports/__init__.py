@@ -17,13 +17,16 @@ from pathlib import Path
 from typing import Any, Literal
 
 from arbitre import reading, scenario
+from arbitre.constants import DEFAULT_THICKNESS as DEFAULT_THICKNESS
 from arbitre.errors import Problem, RulesError, ScenarioError
+from arbitre.i18n import T_, Num, join
 from arbitre.imports import foundry, uvtt
 from arbitre.imports.convert import Objects, Scale, document
 from arbitre.imports.scale import inches, unit_inches
 from arbitre.imports.scene import Dropped, Scene
 from arbitre.imports.stream import read_json
 from arbitre.imports.summary import Summary
+from arbitre.problems import Grouped
 from arbitre.table import Table
 
 __all__ = [
@@ -36,8 +39,6 @@ __all__ = [
 ]
 
 Format = Literal["uvtt", "foundry"]
-#: Wall thickness when none is given, in inches: a drawn wall line.
-DEFAULT_THICKNESS = 0.1
 UVTT_SUFFIXES = (".dd2vtt", ".uvtt", ".df2vtt")
 
 
@@ -65,8 +66,10 @@ def detect(doc: object, path: str | os.PathLike[str] | None = None) -> Format:
         [
             Problem(
                 "",
-                "neither a Universal VTT scene (resolution, line_of_sight) nor a Foundry VTT "
-                "scene (width, walls, tokens): say which with --from",
+                T_(
+                    "neither a Universal VTT scene (resolution, line_of_sight) nor a Foundry VTT "
+                    "scene (width, walls, tokens): say which with --from"
+                ),
             )
         ],
         source=None if path is None else str(path),
@@ -93,16 +96,20 @@ def import_scene(
     ruleset the scenario names (None: none).
     """
     if kind not in ("auto", "uvtt", "foundry"):
-        raise RulesError(f"--from {kind!r}: expected uvtt, foundry or auto")
+        raise RulesError(T_("--from {value}: expected uvtt, foundry or auto", value=repr(kind)))
     if objects not in ("cover", "blocks", "skip"):
-        raise RulesError(f"--objects {objects!r}: expected cover, blocks or skip")
+        raise RulesError(
+            T_("--objects {value}: expected cover, blocks or skip", value=repr(objects))
+        )
     thickness = _length(wall_thickness, "--wall-thickness")
     source = str(path)
     doc, skipped = read_json(path, source=source, max_bytes=max_bytes)
     fmt = detect(doc, path) if kind == "auto" else kind
     if fmt == "uvtt":
         if level is not None:
-            raise RulesError(f"--level {level!r}: a Universal VTT scene has no levels")
+            raise RulesError(
+                T_("--level {value}: a Universal VTT scene has no levels", value=repr(level))
+            )
         scene = uvtt.scene(doc, source=source)
     else:
         scene = foundry.scene(doc, source=source, level=level)
@@ -111,12 +118,17 @@ def import_scene(
         total = sum(s.size for s in pictures)
         scene = _also_dropped(
             scene,
-            Dropped("pictures", len(pictures), f"embedded ({total:,} bytes), never decoded"),
+            Dropped(
+                "pictures",
+                len(pictures),
+                T_("embedded ({n} bytes), never decoded", n=Grouped(total)),
+            ),
         )
     others = [s for s in skipped if s not in pictures]
     if others:
         names = ", ".join(sorted({s.key or "?" for s in others}))
-        scene = _also_dropped(scene, Dropped("long strings", len(others), f"left unread ({names})"))
+        unread = T_("left unread ({names})", names=names)
+        scene = _also_dropped(scene, Dropped("long strings", len(others), unread))
     written, summary = document(
         scene,
         scale=_scale(scene, cell),
@@ -143,7 +155,9 @@ def _length(value: str | float, what: str) -> float:
     if isinstance(value, str):
         return inches(value, what)
     if isinstance(value, bool) or not (0 < float(value) <= 1e6):
-        raise RulesError(f"{what} {value!r}: expected a positive length in inches")
+        raise RulesError(
+            T_("{what} {value}: expected a positive length in inches", what=what, value=repr(value))
+        )
     return float(value)
 
 
@@ -153,14 +167,42 @@ def _scale(scene: Scene, cell: str | float) -> Scale:
     if isinstance(cell, str) and cell.strip().lower() == "grid":
         per = unit_inches(scene.grid[1]) if scene.grid else None
         if scene.grid is None or per is None:
-            said = f"its units are {stated!r}" if stated else "it states no grid length"
-            raise RulesError(f"--cell grid: the scene's grid is not a length ({said}); give one")
+            said = (
+                T_("its units are {units}", units=repr(stated))
+                if stated
+                else T_("it states no grid length")
+            )
+            raise RulesError(
+                T_("--cell grid: the scene's grid is not a length ({said}); give one", said=said)
+            )
         k = scene.grid[0] * per
-        return Scale(k, f"{stated} = {k:g} in (the scene's grid, --cell grid)")
+        return Scale(
+            k,
+            T_(
+                "{stated} = {length} (the scene's grid, --cell grid)",
+                stated=join((Num(scene.grid[0], "g"), scene.grid[1]), sep=" "),
+                length=T_("{value} in", value=Num(k, "g")),
+            ),
+        )
     k = _length(cell, "--cell")
-    where = f"the scene's grid: {stated}" if stated else "the scene states no grid length"
-    default = "the default" if cell == "1in" else "--cell"
-    return Scale(k, f"{k:g} in ({default}; {where})")
+    where = (
+        T_(
+            "the scene's grid: {stated}",
+            stated=join((Num(scene.grid[0], "g"), scene.grid[1]), sep=" "),
+        )
+        if scene.grid
+        else T_("the scene states no grid length")
+    )
+    default = T_("the default") if cell == "1in" else "--cell"
+    return Scale(
+        k,
+        T_(
+            "{length} ({default}; {where})",
+            length=T_("{value} in", value=Num(k, "g")),
+            default=default,
+            where=where,
+        ),
+    )
 
 
 def _also_dropped(scene: Scene, more: Dropped) -> Scene:

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic_core import ErrorDetails
 
 from arbitre.errors import Problem, ScenarioError
+from arbitre.i18n import T_
 from arbitre.problems import kind, problem
 
 #: Largest magnitude of a coordinate read, in the file's own units (cells or pixels).
@@ -34,7 +35,8 @@ def checked(cls: type[_D], doc: object, source: str | None) -> _D:
     """``doc`` read as ``cls``; a :class:`ScenarioError` listing every problem otherwise."""
     if not isinstance(doc, dict):
         raise ScenarioError(
-            [Problem("", f"a scene must be a JSON object, got {kind(doc)}")], source=source
+            [Problem("", T_("a scene must be a JSON object, got {kind}", kind=kind(doc)))],
+            source=source,
         )
     try:
         return cls.model_validate(doc)

@@ -14,12 +14,15 @@ from typing import Any, Literal
 import numpy as np
 import shapely
 
+from arbitre.i18n import N_, T_, Text
 from arbitre.imports.scene import XY, Dropped, Scene
 from arbitre.imports.summary import Summary
 from arbitre.imports.walls import merge
 
 Objects = Literal["cover", "blocks", "skip"]
 #: Ends of segments closer than this, in cells, are one point.
+#: What Universal VTT objects became (--objects), in words (message ids).
+OBJECTS_AS = {"cover": N_("small cover, F3"), "blocks": N_("block, F2"), "skip": ""}
 TOLERANCE = 1e-4
 #: Decimals of inches written (1e-6 in is 25 nm).
 DECIMALS = 6
@@ -30,7 +33,7 @@ class Scale:
     """Inches per grid cell and the words that say where that comes from."""
 
     inches: float
-    said: str
+    said: Text
 
 
 def document(
@@ -51,10 +54,10 @@ def document(
     inside = [s for s, ok in zip(scene.segments, near.tolist(), strict=True) if ok]
     if len(inside) < len(scene.segments):
         n = len(scene.segments) - len(inside)
-        dropped.append(Dropped("walls", n, "outside the scene (in its padding)"))
+        dropped.append(Dropped("walls", n, T_("outside the scene (in its padding)")))
     merged = merge(inside, tolerance=TOLERANCE)
     if merged.degenerate:
-        dropped.append(Dropped("walls", merged.degenerate, "zero length"))
+        dropped.append(Dropped("walls", merged.degenerate, T_("zero length")))
     terrain: list[dict[str, Any]] = []
     counts: Counter[str] = Counter()
     windows = 0
@@ -94,7 +97,7 @@ def document(
     summary = Summary(
         source=source,
         format=scene.format,
-        cell=scale.said,
+        scale=scale.said,
         table=(doc["table"][0], doc["table"][1]),
         walls=counts["wall"] + counts["window"],
         cover=counts["cover"],
@@ -103,7 +106,7 @@ def document(
         doors_open=scene.doors_open,
         tokens=tuple(sorted(sides.items())),
         objects=0 if objects == "skip" else len(scene.outlines),
-        objects_as={"cover": "small cover, F3", "blocks": "block, F2", "skip": ""}[objects],
+        objects_as=OBJECTS_AS[objects],
         segments=merged.segments - merged.degenerate,
         pieces=made,
         dropped=tuple(dropped),

@@ -24,30 +24,32 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from arbitre.errors import Problem, ScenarioError
+from arbitre.i18n import N_, T_, Num, Text
 from arbitre.imports.checks import Doc, NonNegative, Number, Positive, checked
 from arbitre.imports.scene import Dropped, Kind, Scene, Segment, Token
+from arbitre.problems import got
 
 #: Token dispositions (CONST.TOKEN_DISPOSITIONS) and the sides they become.
 SIDES = {-2: "secret", -1: "hostile", 0: "neutral", 1: "friendly"}
 #: Wall sight types (CONST.WALL_SENSE_TYPES) and what they become.
 SIGHT: dict[int, Kind | None] = {0: None, 10: "cover", 20: "wall", 30: "window", 40: "window"}
 GRID_TYPES = {
-    0: "gridless",
-    1: "square",
-    2: "hexagonal rows (odd)",
-    3: "hexagonal rows (even)",
-    4: "hexagonal columns (odd)",
-    5: "hexagonal columns (even)",
+    0: N_("gridless"),
+    1: N_("square"),
+    2: N_("hexagonal rows (odd)"),
+    3: N_("hexagonal rows (even)"),
+    4: N_("hexagonal columns (odd)"),
+    5: N_("hexagonal columns (even)"),
 }
 #: Collections of a scene no rule uses, and why they are left out.
 UNUSED = {
-    "tiles": "tiles (pictures on the map)",
-    "lights": "light sources: no rule uses them",
-    "sounds": "ambient sounds",
-    "drawings": "drawings",
-    "notes": "journal notes",
-    "templates": "measured templates",
-    "regions": "regions (scene behaviours)",
+    "tiles": N_("tiles (pictures on the map)"),
+    "lights": N_("light sources: no rule uses them"),
+    "sounds": N_("ambient sounds"),
+    "drawings": N_("drawings"),
+    "notes": N_("journal notes"),
+    "templates": N_("measured templates"),
+    "regions": N_("regions (scene behaviours)"),
 }
 
 
@@ -132,26 +134,26 @@ def scene(doc: object, *, source: str | None = None, level: str | None = None) -
 
     dropped: list[Dropped] = []
     chosen, others = _level(d, level, source)
-    counts: dict[str, int] = {}
+    counts: dict[tuple[str, Text], int] = {}
 
-    def drop(what: str, reason: str) -> None:
-        counts[f"{what}\0{reason}"] = counts.get(f"{what}\0{reason}", 0) + 1
+    def drop(what: str, reason: Text) -> None:
+        counts[what, reason] = counts.get((what, reason), 0) + 1
 
     segments: list[Segment] = []
     closed = opened = 0
     for i, w in enumerate(d.walls):
         where = f"walls[{i}]"
         if not w.on(chosen):
-            drop("walls", f"on another level than {chosen!r}")
+            drop("walls", T_("on another level than {level}", level=repr(chosen)))
             continue
         sight = w.sight if w.sight is not None else (w.sense if w.sense is not None else 20)
         if sight not in SIGHT:
             raise ScenarioError(
-                [Problem(f"{where}.sight", f"must be 0, 10, 20, 30 or 40, got {sight}")],
+                [Problem(f"{where}.sight", got(T_("must be 0, 10, 20, 30 or 40"), sight))],
                 source=source,
             )
         if w.dir in (1, 2):
-            drop("walls", "one-way walls (dir 1 or 2): arbitre's walls block both ways")
+            drop("walls", T_("one-way walls (dir 1 or 2): arbitre's walls block both ways"))
             continue
         if w.door in (1, 2):
             if w.ds == 1:
@@ -160,18 +162,18 @@ def scene(doc: object, *, source: str | None = None, level: str | None = None) -
             closed += 1
         kind = SIGHT[sight]
         if kind is None:
-            drop("walls", "sight 0 (none): they do not stop sight")
+            drop("walls", T_("sight 0 (none): they do not stop sight"))
             continue
         a, b = xy(w.c[0], w.c[1]), xy(w.c[2], w.c[3])
         segments.append(Segment(kind, a, b, where))
     tokens: list[Token] = []
     for i, t in enumerate(d.tokens):
         if chosen is not None and t.level is not None and t.level != chosen:
-            drop("tokens", f"on another level than {chosen!r}")
+            drop("tokens", T_("on another level than {level}", level=repr(chosen)))
             continue
         x, y = xy(t.x + t.width * size / 2, t.y + t.height * size / 2)
         if not (0 <= x <= width and 0 <= y <= depth):
-            drop("tokens", "outside the scene (in its padding)")
+            drop("tokens", T_("outside the scene (in its padding)"))
             continue
         climb = t.elevation / distance if distance else 0.0
         side = SIDES.get(t.disposition, "neutral")
@@ -179,21 +181,27 @@ def scene(doc: object, *, source: str | None = None, level: str | None = None) -
     for key, reason in UNUSED.items():
         found = raw.get(key)
         if isinstance(found, list) and found:
-            dropped.append(Dropped(key, len(found), reason))
+            dropped.append(Dropped(key, len(found), T_(reason)))
     if gtype != 1:
-        kind_name = GRID_TYPES.get(gtype, f"type {gtype}")
+        known = GRID_TYPES.get(gtype)
+        kind_name = T_(known) if known else T_("type {n}", n=gtype)
         dropped.append(
             Dropped(
                 "grid",
                 1,
-                f"{kind_name} grid: arbitre has no such grid; a cell is its size, {size:g} px",
+                T_(
+                    "{kind} grid: arbitre has no such grid; a cell is its size, {size} px",
+                    kind=kind_name,
+                    size=Num(size, "g"),
+                ),
             )
         )
     if others:
-        dropped.append(Dropped("levels", len(others), f"other levels: {', '.join(others)}"))
-    for key, n in counts.items():
-        what, reason = key.split("\0")
-        dropped.append(Dropped(what, n, reason))
+        dropped.append(
+            Dropped("levels", len(others), T_("other levels: {names}", names=", ".join(others)))
+        )
+    for (what, why), n in counts.items():
+        dropped.append(Dropped(what, n, why))
     grid = (distance, units) if distance and units else None
     return Scene(
         format=version(d),
@@ -214,7 +222,15 @@ def _level(d: FoundryDoc, wanted: str | None, source: str | None) -> tuple[str |
     if not d.levels:
         if wanted is not None:
             raise ScenarioError(
-                [Problem("levels", f"the scene has no levels, cannot import level {wanted!r}")],
+                [
+                    Problem(
+                        "levels",
+                        T_(
+                            "the scene has no levels, cannot import level {level}",
+                            level=repr(wanted),
+                        ),
+                    )
+                ],
                 source=source,
             )
         return None, []
@@ -224,7 +240,13 @@ def _level(d: FoundryDoc, wanted: str | None, source: str | None) -> tuple[str |
         if not found:
             known = ", ".join(f"{lv.id} ({lv.name})" for lv in levels)
             raise ScenarioError(
-                [Problem("levels", f"no level {wanted!r} (levels: {known})")], source=source
+                [
+                    Problem(
+                        "levels",
+                        T_("no level {level} (levels: {known})", level=repr(wanted), known=known),
+                    )
+                ],
+                source=source,
             )
         pick = found[0]
     else:

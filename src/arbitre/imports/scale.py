@@ -7,6 +7,7 @@ import math
 import re
 
 from arbitre.errors import RulesError
+from arbitre.i18n import T_
 
 #: Inches per length unit, by the names scenes and people write.
 INCHES = {
@@ -50,6 +51,11 @@ def inches(text: str, what: str) -> float:
     if not (math.isfinite(value) and 0 < value <= 1e6):
         units = ", ".join(sorted({"in", "mm", "cm", "m", "ft", "yd"}))
         raise RulesError(
-            f"{what} {text!r}: expected a positive length such as 1in or 25mm ({units})"
+            T_(
+                "{what} {text}: expected a positive length such as 1in or 25mm ({units})",
+                what=what,
+                text=repr(text),
+                units=units,
+            )
         )
     return value

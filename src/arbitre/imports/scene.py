@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from arbitre.i18n import Text
+
 XY = tuple[float, float]
 
 #: What a segment becomes (G3, F5-F7): ``wall`` blocks (large terrain, F2); ``cover`` is
@@ -52,9 +54,14 @@ class Token:
 class Dropped:
     """Something of the file left out, how many, and why."""
 
-    what: str
+    what: str  # a key of the file ("walls", "tiles"), worded by the summary
     count: int
-    reason: str
+    words: Text | str  # why, worded when printed (the summary, its JSON)
+
+    @property
+    def reason(self) -> str:
+        """Why, in English (the words of :attr:`words`, for code and tests)."""
+        return self.words.render("en") if isinstance(self.words, Text) else self.words
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,8 @@ from pathlib import Path
 
 from arbitre import reading
 from arbitre.errors import Problem, ScenarioError
+from arbitre.i18n import T_, Text
+from arbitre.problems import Grouped
 
 #: A JSON string longer than this (bytes, escapes counted) is skipped: no name or id
 #: comes near it, a picture always passes it.
@@ -60,20 +62,24 @@ def read_json(
             while chunk := f.read(_CHUNK):
                 total += len(chunk)
                 if total > MAX_FILE_BYTES:
-                    raise _refuse(where, f"the file is more than {MAX_FILE_BYTES:,} bytes")
+                    raise _refuse(
+                        where, T_("the file is more than {n} bytes", n=Grouped(MAX_FILE_BYTES))
+                    )
                 kept.feed(chunk)
     except OSError as exc:
-        raise _refuse(where, f"cannot read the file: {exc.strerror or exc}") from None
+        raise _refuse(
+            where, T_("cannot read the file: {reason}", reason=exc.strerror or exc)
+        ) from None
     try:
         text = kept.text()
     except UnicodeDecodeError as exc:
-        raise _refuse(where, f"not UTF-8 text (byte {exc.start})") from None
+        raise _refuse(where, T_("not UTF-8 text (byte {n})", n=exc.start)) from None
     if not text.lstrip().startswith("{"):
-        raise _refuse(where, "not a scene file: expected a JSON object ({...})")
+        raise _refuse(where, T_("not a scene file: expected a JSON object ({{...}})"))
     return reading.parse(text, "json", where), tuple(kept.skipped)
 
 
-def _refuse(where: str, message: str) -> ScenarioError:
+def _refuse(where: str, message: Text) -> ScenarioError:
     return ScenarioError([Problem("", message)], source=where)
 
 
@@ -90,7 +96,7 @@ class _Filter:
 
     def text(self) -> str:
         if self.in_string:
-            raise _refuse(self.where, "invalid JSON: a string is never closed")
+            raise _refuse(self.where, T_("invalid JSON: {why}", why=T_("a string is never closed")))
         return self.out.decode("utf-8")
 
     def feed(self, chunk: bytes) -> None:
@@ -148,6 +154,9 @@ class _Filter:
         if len(self.out) > self.max_bytes:
             raise _refuse(
                 self.where,
-                f"more than {self.max_bytes:,} bytes besides the embedded pictures, the "
-                "most read (--max-bytes to allow more)",
+                T_(
+                    "more than {n} bytes besides the embedded pictures, the most read "
+                    "(--max-bytes to allow more)",
+                    n=Grouped(self.max_bytes),
+                ),
             )

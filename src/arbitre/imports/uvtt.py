@@ -17,6 +17,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from arbitre.i18n import T_
 from arbitre.imports.checks import Doc, Number, Positive, checked
 from arbitre.imports.scene import XY, Dropped, Outline, Scene, Segment
 
@@ -81,7 +82,7 @@ def scene(doc: object, *, source: str | None = None) -> Scene:
     )
     dropped = []
     if d.lights:
-        dropped.append(Dropped("lights", len(d.lights), "light sources: no rule uses them"))
+        dropped.append(Dropped("lights", len(d.lights), T_("light sources: no rule uses them")))
     version = "" if d.format is None else f" {d.format:g}"
     return Scene(
         format=f"Universal VTT{version}",

@@ -23,6 +23,7 @@ from shapely.geometry.base import BaseGeometry
 
 from arbitre.errors import RulesError
 from arbitre.geometry import Point
+from arbitre.i18n import T_, TN_, Num, Text, join
 from arbitre.maps import regions
 from arbitre.maps.pieces import PHANTOM, Subject, box_shape, subject
 from arbitre.maps.reach import Reach, best_spot
@@ -76,7 +77,7 @@ class SightMap:
     shooters: tuple[str, ...]
     regions: tuple[ShooterRegions, ...]
     faces: tuple[Face, ...]
-    method: str
+    method: Text | str
     reasons: tuple[Reason, ...]
     per_point: BaseGeometry = EMPTY
     reach: Reach | None = None
@@ -88,8 +89,9 @@ class SightMap:
 
 
 #: A map maker: the subject and the options' table -> (per-shooter regions, cells ruled
-#: point by point as faces, where those cells lie, method, reasons).
-Maker = Callable[[Subject, float], tuple[list[ShooterRegions], list[Face], BaseGeometry, str]]
+#: point by point as faces, where those cells lie, method in words).
+Made = tuple[list[ShooterRegions], list[Face], BaseGeometry, Text]
+Maker = Callable[[Subject, float], Made]
 
 
 def _windows_open(table: Table, rules: str) -> bool:
@@ -98,34 +100,32 @@ def _windows_open(table: Table, rules: str) -> bool:
     return getattr(opts, "windows", "closed") == "open"
 
 
-def _frostgrave(
-    s: Subject, pitch: float
-) -> tuple[list[ShooterRegions], list[Face], BaseGeometry, str]:
+def _frostgrave(s: Subject, pitch: float) -> Made:
     regs = [regions.frostgrave(s, a) for a in s.shooters]
-    return regs, [], EMPTY, "exact regions (F1-F7)"
+    return regs, [], EMPTY, T_("exact regions (F1-F7)")
 
 
-def _mordheim(
-    s: Subject, pitch: float
-) -> tuple[list[ShooterRegions], list[Face], BaseGeometry, str]:
+def _mordheim(s: Subject, pitch: float) -> Made:
     opened = _windows_open(s.table, "mordheim")
     regs = [regions.mordheim(s, a, windows_open=opened, pitch=pitch) for a in s.shooters]
     doubt = shapely.union_all([r.per_point for r in regs])
-    method = "exact regions (M1, M8)"
+    method = T_("exact regions (M1, M8)")
     if not doubt.is_empty:
-        method += (
-            f"; where the base would overlap a piece, M8 ruled in cells of {pitch:g} mm "
-            "at their centres"
+        method = T_(
+            "exact regions (M1, M8); where the base would overlap a piece, M8 ruled in cells "
+            "of {pitch} mm at their centres",
+            pitch=Num(pitch, "g"),
         )
     return regs, [], doubt, method
 
 
-def _darkage(
-    s: Subject, pitch: float
-) -> tuple[list[ShooterRegions], list[Face], BaseGeometry, str]:
+def _darkage(s: Subject, pitch: float) -> Made:
     where = box_shape(s.table)
     cells = _point_cells(s, "darkage", where, pitch)
-    return [], cells, where, f"a grid of cells of {pitch:g} mm, each ruled at its centre (D3-D4)"
+    method = T_(
+        "a grid of cells of {pitch} mm, each ruled at its centre (D3-D4)", pitch=Num(pitch, "g")
+    )
+    return [], cells, where, method
 
 
 #: The map of each ruleset, by name; the default cell size of its point-by-point part.
@@ -159,19 +159,21 @@ def sight_map(
         table = dataclasses.replace(table, options=tuple(sorted(merged.items())))
     name = ruleset_for(table, "los", rules).name
     if name not in MAKERS:
-        raise RulesError(f"map: no map for ruleset {name!r} (maps: {', '.join(MAKERS)})")
+        raise RulesError(
+            T_("map: no map for ruleset {name} (maps: {maps})", name=repr(name), maps=join(MAKERS))
+        )
     maker, default_pitch = MAKERS[name]
     step = default_pitch if pitch is None else pitch
     if not step > 0:
-        raise RulesError(f"map: cell size {step:g} mm: must be more than 0")
+        raise RulesError(T_("map: cell size {step} mm: must be more than 0", step=Num(step, "g")))
     s = subject(table, model=model, side=side, base=base)
+    if reach is not None and s.model == PHANTOM:  # refused before any work
+        raise RulesError(T_("map: --reach needs a model (--model ID): a side has no start"))
     regs, cells, per_point, method = maker(s, step)
     faces = arrange(box_shape(s.table), regs, per_point) + cells
     reasons = _reasons(name, s, method)
     found = None
     if reach is not None:
-        if s.model == PHANTOM:
-            raise RulesError("map: --reach needs a model (--model ID): a side has no start")
         keyed = [(f.shape, (len(f.seen_by), -(f.least_cover or 0))) for f in faces]
         found = best_spot(s.table, s.model, s.radius, reach, keyed)
     return SightMap(
@@ -190,19 +192,30 @@ def sight_map(
     )
 
 
-def _reasons(rules: str, s: Subject, method: str) -> tuple[Reason, ...]:
+def _reasons(rules: str, s: Subject, method: Text | str) -> tuple[Reason, ...]:
     """What the map rests on, with rule IDs."""
     words = {
-        "frostgrave": ("F2", "seen where the centre line crosses no large piece and no other base"),
-        "mordheim": ("M1", "seen where some of the base is visible (S2 > 0); M8 cover"),
-        "darkage": ("D3", "seen where some clear segment joins the bases (D3, D4 sizes)"),
+        "frostgrave": (
+            "F2",
+            T_("seen where the centre line crosses no large piece and no other base"),
+        ),
+        "mordheim": ("M1", T_("seen where some of the base is visible (S2 > 0); M8 cover")),
+        "darkage": ("D3", T_("seen where some clear segment joins the bases (D3, D4 sizes)")),
     }
     rule, text = words[rules]
-    who = f"a {2 * s.radius:g} mm base of side {s.side}" if s.model == PHANTOM else s.model
-    return (
-        Reason(rule, (s.model, *s.shooters), f"{who} against {len(s.shooters)} enemies: {text}"),
-        Reason("G5", (), f"{method}; arcs within {ARC_TOLERANCE:g} mm"),
+    who: Text | str = s.model
+    if s.model == PHANTOM:
+        who = T_("a {base} mm base of side {side}", base=Num(2 * s.radius, "g"), side=s.side)
+    against = TN_(
+        "{who} against {n} enemies: {text}",
+        "{who} against {n} enemies: {text}",
+        "n",
+        who=who,
+        n=len(s.shooters),
+        text=text,
     )
+    arcs = T_("{method}; arcs within {tol} mm", method=method, tol=Num(ARC_TOLERANCE, "g"))
+    return (Reason(rule, (s.model, *s.shooters), against), Reason("G5", (), arcs))
 
 
 def arrange(
@@ -307,7 +320,7 @@ def raster(m: SightMap, pitch: float) -> Raster:
     """The map read at the centres of a regular grid of ``pitch`` mm (exact per point:
     each centre is labelled by the face that holds it)."""
     if not pitch > 0:
-        raise RulesError(f"map: grid {pitch:g} mm: must be more than 0")
+        raise RulesError(T_("map: grid {pitch} mm: must be more than 0", pitch=Num(pitch, "g")))
     w, d = m.table.width, m.table.depth
     xs = (np.arange(int(np.ceil(w / pitch))) + 0.5) * pitch
     ys = (np.arange(int(np.ceil(d / pitch))) + 0.5) * pitch

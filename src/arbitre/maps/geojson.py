@@ -114,7 +114,7 @@ def ruling(m: SightMap) -> dict[str, Any]:
         "side": m.side,
         "base": length(unit, 2 * m.radius),
         "shooters": list(m.shooters),
-        "method": m.method,
+        "method": str(m.method),
         "faces": len(m.faces),
         "reach": None if m.reach is None else length(unit, m.reach.length),
         "best": None if best is None else point(unit, best),

@@ -15,8 +15,10 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from arbitre import i18n
 from arbitre.errors import RulesError
 from arbitre.geometry import CircleFootprint, Disc, Point, WallFootprint
+from arbitre.i18n import N_, T_, Num
 from arbitre.maps.shadows import ARC_TOLERANCE, Parts, disc_parts, join, polygon_parts
 from arbitre.table import Model, Table
 
@@ -47,7 +49,7 @@ def subject(
     model of ``side`` with a ``base`` mm wide (25 mm by default, F8) added to the table
     at its first corner; the moved model stands on open ground (its ``inside`` cleared)."""
     if (model is None) == (side is None):
-        raise RulesError("map: give a model id or a side, not both and not neither")
+        raise RulesError(T_("map: give a model id or a side, not both and not neither"))
     if model is not None:
         m = table.model(model)
         radius = m.base.radius if base is None else base / 2.0
@@ -58,13 +60,16 @@ def subject(
     else:
         sides = table.sides()
         if side not in sides:
-            raise RulesError(f"map: unknown side {side!r} (sides: {', '.join(sides) or 'none'})")
+            known = i18n.join(sides, empty=N_("none"))  # outside T_: Babel skips nested calls
+            raise RulesError(
+                T_("map: unknown side {side} (sides: {sides})", side=repr(side), sides=known)
+            )
         radius = (25.0 if base is None else base) / 2.0
         phantom = Model(PHANTOM, str(side), Point(0.0, 0.0), Disc(2.0 * radius))
         placed = replace(table, models=(*table.models, phantom))
         who, where = PHANTOM, str(side)
     if radius < 0:
-        raise RulesError(f"map: base {2 * radius:g} mm: must be at least 0")
+        raise RulesError(T_("map: base {base} mm: must be at least 0", base=Num(2 * radius, "g")))
     shooters = tuple(m.id for m in placed.models if m.side != where)
     return Subject(who, where, radius, shooters, placed)
 

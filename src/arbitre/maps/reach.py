@@ -24,6 +24,7 @@ from shapely.geometry.base import BaseGeometry
 
 from arbitre.errors import RulesError
 from arbitre.geometry import Point
+from arbitre.i18n import T_, Num
 from arbitre.maps.pieces import box, box_shape, quad_segs
 from arbitre.maps.shadows import polygon_parts, shadows
 from arbitre.table import Table
@@ -106,7 +107,9 @@ class _Search:
 
 def _search(table: Table, model: str, radius: float, length: float) -> _Search | None:
     if not (math.isfinite(length) and length >= 0):
-        raise RulesError(f"map: reach {length:g} mm: must be a length of at least 0")
+        raise RulesError(
+            T_("map: reach {length} mm: must be a length of at least 0", length=Num(length, "g"))
+        )
     start = table.model(model).at
     blocked = obstacles(table, model, radius)
     domain = box_shape(table)

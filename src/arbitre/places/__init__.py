@@ -34,11 +34,13 @@ from arbitre.places.catalogue import (
     Catalogue,
     Effect,
     JunctionKind,
+    Named,
     PlaceType,
     catalogue,
     find_junction_kind,
     find_place_type,
     stat_label,
+    stat_name,
 )
 from arbitre.places.graph import Junction, Lineage, Place, PlaceMap, Unit
 from arbitre.places.loader import (
@@ -62,6 +64,7 @@ __all__ = [
     "Junction",
     "JunctionKind",
     "Lineage",
+    "Named",
     "Place",
     "PlaceMap",
     "PlaceType",
@@ -74,4 +77,5 @@ __all__ = [
     "loads_places",
     "places_from_dict",
     "stat_label",
+    "stat_name",
 ]

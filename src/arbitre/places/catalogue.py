@@ -20,6 +20,8 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StrictInt
 from pydantic_core import PydanticCustomError
 
 from arbitre.errors import RulesError
+from arbitre.i18n import T_, Lang, Word, current
+from arbitre.i18n import Text as Words
 from arbitre.problems import show
 from arbitre.text import fold
 
@@ -224,13 +226,48 @@ def stat_label(name: str) -> str:
     return name
 
 
-def unknown_name(kind: str, name: str, known: Iterable[str]) -> str:
+@dataclass(frozen=True, slots=True)
+class Named(Word):
+    """A name given in both languages by the data or the code that names it, not looked
+    up in the message catalogue: ``msgid`` in English, ``fr`` in French. A stat's name
+    (data/places.yaml: ``quickness``, the seed's ``vivacité``); a word the catalogue
+    already gives another French for (the places' ``cover`` is the seed's "couverture",
+    the table's is "couvert")."""
+
+    fr: str = ""
+
+    def render(self, lang: Lang | None = None) -> str:
+        return self.fr if (lang or current()) == "fr" and self.fr else self.msgid
+
+
+@cache
+def stat_name(name: str) -> Named:
+    """The name of a stat or resource id, worded per language as in a sentence
+    (``vivacite`` -> ``quickness`` / ``vivacité``: the seed's word, its first letter
+    lowered); an id the data does not name stays as it is."""
+    for ident, fr, en in catalogue().stats:
+        if ident == name:
+            return Named(en, fr[:1].lower() + fr[1:])
+    return Named(name, name)
+
+
+def unknown_name(
+    kind: Literal["place type", "junction kind"], name: str, known: Iterable[str]
+) -> Words:
     """The message for an unknown catalogue name: the close ones, else every one."""
     names = list(known)
     near = difflib.get_close_matches(fold(name), [fold(n) for n in names], n=3, cutoff=0.6)
-    hint = [n for n in names if fold(n) in near]
-    tail = f"did you mean {', '.join(hint)}?" if hint else f"known: {', '.join(names)}"
-    return f"unknown {kind} {show(name)} ({tail})"
+    hint = ", ".join(n for n in names if fold(n) in near)
+    every = ", ".join(names)
+    if kind == "place type":
+        if hint:
+            return T_(
+                "unknown place type {name} (did you mean {hint}?)", name=show(name), hint=hint
+            )
+        return T_("unknown place type {name} (known: {names})", name=show(name), names=every)
+    if hint:
+        return T_("unknown junction kind {name} (did you mean {hint}?)", name=show(name), hint=hint)
+    return T_("unknown junction kind {name} (known: {names})", name=show(name), names=every)
 
 
 def find_place_type(name: str) -> PlaceType:

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from functools import cache
 
 from arbitre.errors import Problem
+from arbitre.i18n import T_, Text
 from arbitre.places.catalogue import Effect, PlaceType, catalogue, places_by_key
 from arbitre.places.graph import Lineage, short
 from arbitre.text import fold
@@ -44,12 +45,12 @@ def type_chains() -> dict[str, Lineage]:
     return chains
 
 
-def _loop_text(loop: Sequence[str]) -> str:
+def _loop_text(loop: Sequence[str]) -> Text | str:
     """``a -> b -> a``; past :data:`MAX_LOOP_SHOWN` places, the first ones and a count."""
     names = [short(n) for n in loop]
     if len(names) > MAX_LOOP_SHOWN:
         shown = [*names[: MAX_LOOP_SHOWN - 2], "...", names[-1]]
-        return f"{' -> '.join([*shown, names[0]])} ({len(names)} places)"
+        return T_("{loop} ({n} places)", loop=" -> ".join([*shown, names[0]]), n=len(names))
     return " -> ".join([*names, names[0]])
 
 
@@ -79,7 +80,7 @@ def parent_order(
             problems.append(
                 Problem(
                     f"places[{index[loop[0]]}].parent",
-                    f"the parent chain loops: {_loop_text(loop)}",
+                    T_("the parent chain loops: {loop}", loop=_loop_text(loop)),
                 )
             )
         state.update(dict.fromkeys(walk, 3))

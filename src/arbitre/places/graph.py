@@ -10,9 +10,8 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import networkx as nx  # type: ignore[import-untyped, unused-ignore]
-
 from arbitre.errors import RulesError
+from arbitre.i18n import T_, Text
 from arbitre.places.catalogue import DEFAULT_COVER, DEFAULT_ENCUMBRANCE, Effect
 from arbitre.problems import show
 
@@ -233,6 +232,8 @@ class PlaceMap:
     )
 
     def __post_init__(self) -> None:
+        import networkx as nx  # type: ignore[import-untyped, unused-ignore]
+
         graph: Any = nx.Graph()
         graph.add_nodes_from(p.id for p in self.places)
         for a, b in self.adjacent:
@@ -259,34 +260,33 @@ class PlaceMap:
             {p: tuple(sorted(us, key=lambda u: u.arrived)) for p, us in there.items()},
         )
 
-    def _find(self, ident: str, cls: type[Any], what: str, among: Iterable[str]) -> Any:
+    def _find(self, ident: str, cls: type[Any], among: Iterable[str]) -> Any:
         found = self._by_id.get(ident)
         if isinstance(found, cls):
             return found
         names = list(itertools.islice(among, MAX_NAMED + 1))
-        known = ", ".join(short(n) for n in names[:MAX_NAMED]) or "none"
+        known: Text | str = ", ".join(short(n) for n in names[:MAX_NAMED])
         if len(names) > MAX_NAMED:
             total = sum(isinstance(v, cls) for v in self._by_id.values())
-            known += f", ... ({total} in all)"
-        other = f" ({show(ident)} is a {type(found).__name__.lower()})" if found else ""
-        raise RulesError(f"unknown {what} id {show(ident)}{other} ({what}s: {known})")
+            known = T_("{names}, ... ({n} in all)", names=known, n=total)
+        raise RulesError(_unknown(cls, show(ident), _is_a(show(ident), found), known))
 
     def place(self, ident: str) -> Place:
         """The place of this id; a RulesError naming the known places otherwise."""
         found = self._by_id.get(ident)
         if type(found) is Place:
             return found
-        known: Place = self._find(ident, Place, "place", (p.id for p in self.places))
+        known: Place = self._find(ident, Place, (p.id for p in self.places))
         return known
 
     def unit(self, ident: str) -> Unit:
         """The unit of this id; a RulesError naming the known units otherwise."""
-        found: Unit = self._find(ident, Unit, "unit", (u.id for u in self.units))
+        found: Unit = self._find(ident, Unit, (u.id for u in self.units))
         return found
 
     def junction(self, ident: str) -> Junction:
         """The junction of this id; a RulesError naming the known junctions otherwise."""
-        found: Junction = self._find(ident, Junction, "junction", (j.id for j in self.junctions))
+        found: Junction = self._find(ident, Junction, (j.id for j in self.junctions))
         return found
 
     def neighbours(self, place: str) -> tuple[str, ...]:
@@ -299,7 +299,7 @@ class PlaceMap:
         RulesError if they are not adjacent."""
         found = self._between.get((a, b))
         if found is None:
-            raise RulesError(f"{show(a)} and {show(b)} are not adjacent")
+            raise RulesError(T_("{a} and {b} are not adjacent", a=show(a), b=show(b)))
         return found
 
     def units_on(self, place: str) -> tuple[Unit, ...]:
@@ -309,3 +309,37 @@ class PlaceMap:
     def sides(self) -> tuple[str, ...]:
         """The sides, in file order."""
         return tuple(dict.fromkeys(u.side for u in self.units))
+
+
+def _is_a(shown: str, found: object) -> Text | str:
+    """What an id names when it is not of the kind asked for (`` ('x' is a unit)``)."""
+    if isinstance(found, Place):
+        return T_(" ({id} is a place)", id=shown)
+    if isinstance(found, Unit):
+        return T_(" ({id} is a unit)", id=shown)
+    if isinstance(found, Junction):
+        return T_(" ({id} is a junction)", id=shown)
+    return ""
+
+
+def _unknown(cls: type[Any], shown: str, other: Text | str, known: Text | str) -> Text:
+    """The error for an id of no ``cls`` of the map: what it is, if anything, and the ids
+    of that kind (``known``, empty when there are none)."""
+    if cls is Unit:
+        if not known:
+            return T_("unknown unit id {id}{other} (units: none)", id=shown, other=other)
+        return T_(
+            "unknown unit id {id}{other} (units: {known})", id=shown, other=other, known=known
+        )
+    if cls is Junction:
+        if not known:
+            return T_("unknown junction id {id}{other} (junctions: none)", id=shown, other=other)
+        return T_(
+            "unknown junction id {id}{other} (junctions: {known})",
+            id=shown,
+            other=other,
+            known=known,
+        )
+    if not known:
+        return T_("unknown place id {id}{other} (places: none)", id=shown, other=other)
+    return T_("unknown place id {id}{other} (places: {known})", id=shown, other=other, known=known)

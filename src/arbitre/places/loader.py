@@ -21,6 +21,8 @@ from pydantic import Field, StrictInt, ValidationError
 from pydantic_core import ErrorDetails
 
 from arbitre.errors import Problem, ScenarioError
+from arbitre.i18n import T_, TN_
+from arbitre.i18n import Text as Words
 from arbitre.places.catalogue import (
     DEFAULT_COVER,
     DEFAULT_ENCUMBRANCE,
@@ -30,6 +32,7 @@ from arbitre.places.catalogue import (
     EffectDoc,
     Ident,
     JunctionKind,
+    Named,
     PlaceType,
     Text,
     catalogue,
@@ -51,6 +54,7 @@ from arbitre.problems import kind as _kind
 from arbitre.problems import path as _path
 from arbitre.problems import problem as _problem
 from arbitre.problems import show as _show
+from arbitre.reading import is_places_document as is_places_document
 from arbitre.scenario import _parse, read_document
 from arbitre.scenario_doc import LangName
 from arbitre.text import fold
@@ -120,11 +124,6 @@ class PlacesDoc(Doc):
     units: list[UnitDoc] = Field(default_factory=list)
 
 
-def is_places_document(doc: object) -> bool:
-    """Whether a parsed scenario document is a places scenario (it has ``places``)."""
-    return isinstance(doc, dict) and "places" in doc
-
-
 def load_places(path: str | os.PathLike[str], *, source: str | None = None) -> PlaceMap:
     """The map of a places scenario file (YAML, or JSON by suffix or content)."""
     doc, source = read_document(path, source=source)
@@ -134,7 +133,9 @@ def load_places(path: str | os.PathLike[str], *, source: str | None = None) -> P
 def loads_places(text: str, *, source: str | None = None) -> PlaceMap:
     """The map of a places scenario given as YAML or JSON text."""
     if not isinstance(text, str):
-        raise ScenarioError([Problem("", f"expected text, got {_kind(text)}")], source=source)
+        raise ScenarioError(
+            [Problem("", T_("expected text, got {kind}", kind=_kind(text)))], source=source
+        )
     return places_from_dict(_parse(text, None, source), source=source)
 
 
@@ -156,8 +157,11 @@ _FIELDS = sorted(
 def _to_problem(err: ErrorDetails) -> Problem:
     if err["type"] == "extra_forbidden":
         near = difflib.get_close_matches(str(err["loc"][-1]), _FIELDS, n=1)
-        hint = f" (did you mean {near[0]!r}?)" if near else ""
-        return Problem(_path(err["loc"]), f"unknown field{hint}")
+        if near:
+            return Problem(
+                _path(err["loc"]), T_("unknown field (did you mean {name}?)", name=repr(near[0]))
+            )
+        return Problem(_path(err["loc"]), T_("unknown field"))
     return _problem(err)
 
 
@@ -181,28 +185,38 @@ class _Way(NamedTuple):
 
 
 class _Known:
-    """The ids of one kind, for "unknown id" problems: a close one suggested for the first
-    :data:`MAX_HINTS` problems, else the ids named when there are few (bounded work and
-    text, whatever the number of ids and of problems)."""
+    """The place ids of a map, for "unknown place id" problems: a close one suggested for
+    the first :data:`MAX_HINTS` problems, else the ids named when there are few (bounded
+    work and text, whatever the number of ids and of problems)."""
 
-    def __init__(self, what: str, ids: set[str]) -> None:
-        self.what, self.set, self.ids, self.hints = what, ids, sorted(ids), MAX_HINTS
+    def __init__(self, ids: set[str]) -> None:
+        self.set, self.ids, self.hints = ids, sorted(ids), MAX_HINTS
 
     def __contains__(self, ident: object) -> bool:
         return ident in self.set
 
-    def unknown(self, ident: str) -> str:
+    def unknown(self, ident: str) -> Words:
         near: list[str] = []
         if self.hints > 0 and len(ident) <= 200:
             self.hints -= 1
             near = difflib.get_close_matches(ident, self.ids, n=1)
+        shown = _show(ident)
         if near:
-            hint = f"did you mean {_show(near[0])}?"
-        elif len(self.ids) <= MAX_NAMED:
-            hint = f"{self.what}s: {', '.join(_show(n) for n in self.ids) or 'none'}"
-        else:
-            hint = f"{len(self.ids)} {self.what}s"
-        return f"unknown {self.what} id {_show(ident)} ({hint})"
+            return T_("unknown place id {id} (did you mean {near}?)", id=shown, near=_show(near[0]))
+        if not self.ids:
+            return T_("unknown place id {id}{other} (places: none)", id=shown, other="")
+        if len(self.ids) <= MAX_NAMED:
+            known = ", ".join(_show(n) for n in self.ids)
+            return T_(
+                "unknown place id {id}{other} (places: {known})", id=shown, other="", known=known
+            )
+        return TN_(
+            "unknown place id {id} ({n} places)",
+            "unknown place id {id} ({n} places)",
+            "n",
+            id=shown,
+            n=len(self.ids),
+        )
 
 
 def _over_caps(doc: dict[Any, Any]) -> list[Problem]:
@@ -211,14 +225,22 @@ def _over_caps(doc: dict[Any, Any]) -> list[Problem]:
     for key, cap in (("places", MAX_PLACES), ("adjacent", MAX_ADJACENT), ("units", MAX_UNITS)):
         items = doc.get(key)
         if isinstance(items, list) and len(items) > cap:
-            problems.append(
-                Problem(
-                    key,
-                    f"at most {cap:,} {key if key != 'adjacent' else 'adjacencies'} in a "
-                    f"places scenario, got {len(items):,}",
-                )
-            )
+            problems.append(Problem(key, _too_many(key, _count(cap), _count(len(items)))))
     return problems
+
+
+def _count(n: int) -> Named:
+    """A count with its thousands grouped per language ("5,000"; French "5 000")."""
+    return Named(f"{n:,}", f"{n:,}".replace(",", "\u00a0"))
+
+
+def _too_many(key: str, cap: Named, got: Named) -> Words:
+    """The problem of a list longer than its cap."""
+    if key == "places":
+        return T_("at most {cap} places in a places scenario, got {n}", cap=cap, n=got)
+    if key == "units":
+        return T_("at most {cap} units in a places scenario, got {n}", cap=cap, n=got)
+    return T_("at most {cap} adjacencies in a places scenario, got {n}", cap=cap, n=got)
 
 
 def _check(doc: object) -> tuple[PlaceMap | None, list[Problem]]:
@@ -228,8 +250,11 @@ def _check(doc: object) -> tuple[PlaceMap | None, list[Problem]]:
         return None, [
             Problem(
                 "",
-                f"a places scenario must be a mapping (arbitre, places, adjacent, "
-                f"units), got {got}",
+                T_(
+                    "a places scenario must be a mapping (arbitre, places, adjacent, units), "
+                    "got {kind}",
+                    kind=got,
+                ),
             )
         ]
     problems: list[Problem] = []
@@ -241,7 +266,6 @@ def _check(doc: object) -> tuple[PlaceMap | None, list[Problem]]:
     units = _items(doc.get("units"), UnitDoc, "units", problems)
     raw = doc.get("places")
     place_ids = _Known(
-        "place",
         {
             p["id"]
             for p in (raw if isinstance(raw, list) else [])
@@ -270,19 +294,24 @@ def _check(doc: object) -> tuple[PlaceMap | None, list[Problem]]:
 def _header(doc: dict[Any, Any], problems: list[Problem]) -> PlacesDoc | None:
     """The top-level fields but places, adjacent and units (checked apart)."""
     if "arbitre" not in doc:
-        problems.append(Problem("arbitre", "required"))
+        problems.append(Problem("arbitre", T_("required")))
     elif type(doc["arbitre"]) is not int or doc["arbitre"] != 1:
-        problems.append(Problem("arbitre", f"must be 1, got {_show(doc['arbitre'])}"))
+        problems.append(
+            Problem("arbitre", T_("must be 1, got {value}", value=_show(doc["arbitre"])))
+        )
     rest = {k: v for k, v in doc.items() if k not in ("places", "units", "adjacent")}
     rest |= {"arbitre": 1, "places": [{"id": "-"}]}
     header: PlacesDoc | None = _validate(PlacesDoc, rest, (), problems)
     if not isinstance(doc.get("places"), list) or not doc["places"]:
-        problems.append(Problem("places", "required: a non-empty list of places"))
+        problems.append(Problem("places", T_("required: a non-empty list of places")))
     if header is not None and header.rules is not None and fold(header.rules) != "places":
         problems.append(
             Problem(
                 "rules",
-                f"a places scenario uses the rules 'places', got {_show(header.rules)}",
+                T_(
+                    "a places scenario uses the rules 'places', got {rules}",
+                    rules=_show(header.rules),
+                ),
             )
         )
     return header
@@ -317,7 +346,7 @@ def _items(raw: object, cls: type[Doc], key: str, problems: list[Problem]) -> li
     if raw is None:
         return []
     if not isinstance(raw, list):
-        problems.append(Problem(key, f"must be a list, got {_show(raw)}"))
+        problems.append(Problem(key, T_("must be a list, got {value}", value=_show(raw))))
         return []
     found = ((i, _validate(cls, item, (key, i), problems)) for i, item in enumerate(raw))
     return [(i, d) for i, d in found if d is not None]
@@ -335,8 +364,11 @@ def _unit_places(
             problems.append(
                 Problem(
                     f"units[{i}].place",
-                    f"{_show(u.place)} is a junction: nobody can stop on a junction, a unit "
-                    "stands on a place (P4)",
+                    T_(
+                        "{id} is a junction: nobody can stop on a junction, a unit stands on a "
+                        "place (P4)",
+                        id=_show(u.place),
+                    ),
                 )
             )
         elif u.place not in place_ids:
@@ -353,7 +385,8 @@ def _types(
         for k, e in enumerate(d.effects or []):
             if e.kind in ("stat", "resource") and e.name is None:
                 where = f"places[{i}].effects[{k}].name"
-                problems.append(Problem(where, f"required for an effect of kind {e.kind}"))
+                text = T_("required for an effect of kind {kind}", kind=e.kind)
+                problems.append(Problem(where, text))
         if d.type is not None:
             found = places_by_key().get(fold(d.type))
             if found is None:
@@ -367,8 +400,11 @@ def _types(
             problems.append(
                 Problem(
                     f"places[{i}].parent",
-                    f"unknown parent {_show(d.parent)}: neither a place id of this map nor a "
-                    "catalogue type",
+                    T_(
+                        "unknown parent {parent}: neither a place id of this map nor a "
+                        "catalogue type",
+                        parent=_show(d.parent),
+                    ),
                 )
             )
     return types
@@ -379,7 +415,7 @@ def _ways(raw: object, place_ids: _Known, problems: list[Problem]) -> list[_Way]
     if raw is None:
         return []
     if not isinstance(raw, list):
-        problems.append(Problem("adjacent", f"must be a list, got {_show(raw)}"))
+        problems.append(Problem("adjacent", T_("must be a list, got {value}", value=_show(raw))))
         return []
     ways: list[_Way] = []
     seen: dict[frozenset[str], str] = {}
@@ -389,8 +425,10 @@ def _ways(raw: object, place_ids: _Known, problems: list[Problem]) -> list[_Way]
             problems.append(
                 Problem(
                     path,
-                    "must be [place, place] or [place, place, {junction: KIND}], "
-                    f"got {_show(item)}",
+                    T_(
+                        "must be [place, place] or [place, place, {{junction: KIND}}], got {value}",
+                        value=_show(item),
+                    ),
                 )
             )
             continue
@@ -416,21 +454,28 @@ def _way_ends(
     ok = True
     for n in (0, 1):
         if not isinstance(item[n], str):
-            problems.append(Problem(f"{path}[{n}]", f"must be a place id, got {_show(item[n])}"))
+            text = T_("must be a place id, got {value}", value=_show(item[n]))
+            problems.append(Problem(f"{path}[{n}]", text))
             ok = False
         elif item[n] not in place_ids:
             problems.append(Problem(f"{path}[{n}]", place_ids.unknown(item[n])))
             ok = False
     if ok and item[0] == item[1]:
-        problems.append(Problem(path, f"a place cannot be adjacent to itself: {_show(item[0])}"))
+        text = T_("a place cannot be adjacent to itself: {id}", id=_show(item[0]))
+        problems.append(Problem(path, text))
         ok = False
     pair = frozenset(item[:2]) if ok else frozenset()
     if ok and pair in seen:
         problems.append(
             Problem(
                 path,
-                f"{_show(item[0])} and {_show(item[1])} are already adjacent ({seen[pair]}); "
-                "put every junction of a way in one entry",
+                T_(
+                    "{a} and {b} are already adjacent ({where}); put every junction of a way "
+                    "in one entry",
+                    a=_show(item[0]),
+                    b=_show(item[1]),
+                    where=seen[pair],
+                ),
             )
         )
         ok = False
@@ -450,7 +495,14 @@ def _way_junctions(
     if len(ids) != len(names):
         problems.append(
             Problem(
-                f"{path}[2].id", f"{len(names)} junctions need {len(names)} ids, got {len(ids)}"
+                f"{path}[2].id",
+                TN_(
+                    "{n} junctions need {n} ids, got {got}",
+                    "{n} junctions need {n} ids, got {got}",
+                    "n",
+                    n=len(names),
+                    got=len(ids),
+                ),
             )
         )
         return None
@@ -475,7 +527,8 @@ def _duplicate_ids(doc: dict[Any, Any], ways: list[_Way]) -> list[Problem]:
         if not isinstance(ident, str):
             return
         if ident in seen:
-            problems.append(Problem(path, f"duplicate id {_show(ident)} (also {seen[ident]})"))
+            text = T_("duplicate id {id} (also {other})", id=_show(ident), other=seen[ident])
+            problems.append(Problem(path, text))
         seen.setdefault(ident, path)
 
     for key in ("places", "units"):
@@ -502,8 +555,13 @@ def _arrivals(units: list[tuple[int, UnitDoc]], problems: list[Problem]) -> dict
             problems.append(
                 Problem(
                     f"units[{i}].arrived",
-                    f"{short(taken[key])} also arrived {order[i]} on {_show(u.place)}; give "
-                    "each unit there its own arrival order",
+                    T_(
+                        "{unit} also arrived {n} on {place}; give each unit there its own "
+                        "arrival order",
+                        unit=short(taken[key]),
+                        n=order[i],
+                        place=_show(u.place),
+                    ),
                 )
             )
         taken.setdefault(key, u.id)

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arbitre.errors import RulesError, UnknownRulesetError
+from arbitre.i18n import N_, T_, join
 
 # the rulesets register themselves by declaring RULESET; imported after the values above
 from arbitre.rules import breath, darkage, frostgrave, mordheim, places
@@ -46,7 +47,7 @@ RULESETS: dict[str, Ruleset] = {
 }
 
 #: The shared G options' owner name, as error messages and ``validate`` show it.
-SHARED = "shared (G)"
+SHARED = N_("shared (G)")
 
 
 def find_ruleset(name: str) -> Ruleset:
@@ -57,7 +58,9 @@ def find_ruleset(name: str) -> Ruleset:
             if wanted == fold(ruleset.name) or wanted in {fold(a) for a in ruleset.aliases}:
                 return ruleset
     known = ", ".join(sorted(RULESETS))
-    raise UnknownRulesetError(f"unknown ruleset {name!r} (known: {known})")
+    raise UnknownRulesetError(
+        T_("unknown ruleset {name} (known: {known})", name=repr(name), known=known)
+    )
 
 
 def declared_options() -> dict[str, tuple[str, ...]]:
@@ -83,8 +86,12 @@ def ruleset_for(subject: Any, question: str, rules: str | None = None) -> Rulese
         ruleset = find_ruleset(rules)
         if question not in ruleset.questions:
             raise RulesError(
-                f"ruleset {ruleset.name} does not answer {question!r} "
-                f"(it answers: {', '.join(ruleset.questions)})"
+                T_(
+                    "ruleset {name} does not answer {question} (it answers: {known})",
+                    name=ruleset.name,
+                    question=repr(question),
+                    known=", ".join(ruleset.questions),
+                )
             )
         return ruleset
     own = getattr(subject, "rules", None)
@@ -97,9 +104,21 @@ def ruleset_for(subject: Any, question: str, rules: str | None = None) -> Rulese
         return answering[0]
     if not answering:
         known = sorted({q for r in RULESETS.values() for q in r.questions})
-        raise RulesError(f"unknown question {question!r} (questions: {', '.join(known)})")
+        raise RulesError(
+            T_(
+                "unknown question {question} (questions: {known})",
+                question=repr(question),
+                known=", ".join(known),
+            )
+        )
     names = ", ".join(r.name for r in answering)
-    raise RulesError(f"{question!r} is asked of a ruleset: name one of {names} (--rules)")
+    raise RulesError(
+        T_(
+            "{question} is asked of a ruleset: name one of {names} (--rules)",
+            question=repr(question),
+            names=names,
+        )
+    )
 
 
 def _request(question: Question, given: Mapping[str, Any]) -> Any:
@@ -107,8 +126,12 @@ def _request(question: Question, given: Mapping[str, Any]) -> Any:
     unknown = sorted(set(given) - set(fields))
     if unknown:
         raise RulesError(
-            f"{question.name}: unknown request field {unknown[0]!r} "
-            f"(fields: {', '.join(fields) or 'none'})"
+            T_(
+                "{question}: unknown request field {field} (fields: {known})",
+                question=question.name,
+                field=repr(unknown[0]),
+                known=join(fields, empty=N_("none")),
+            )
         )
     try:
         return question.request(**given)

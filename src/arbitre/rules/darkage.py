@@ -28,12 +28,14 @@ import numpy as np
 
 from arbitre import dice, sight
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, TN_, Lang, Text, Word, current, join, tr
 from arbitre.rules import schema
 from arbitre.rules.darkage_margins import los_margins
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest, ids
 from arbitre.rules.ruling import NO_MARGIN, LosRuling, Margin, Reason, chance, point, reasons_json
 from arbitre.table import Model, Table, Unit
+from arbitre.vocabulary import SIZES
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +47,19 @@ class DarkAgeOptions:
 
 
 # --- D3-D4: the line-of-sight window ----------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SizeWord(Word):
+    """A D4 size class as a text parameter: its id in English ("medium", as the table
+    names it), the seed's word in French ("Moyen"); a size class of the table's own is
+    its id in every language."""
+
+    def render(self, lang: Lang | None = None) -> str:
+        name = SIZES.get(self.msgid)
+        lang = lang or current()
+        return self.msgid if name is None or lang == "en" else tr(name, lang)
+
 
 #: A segment in mm, from the observer's side to the target's.
 Segment = tuple[tuple[float, float], tuple[float, float]]
@@ -91,8 +106,14 @@ def _ranks(table: Table, ix: sight.SightIndex) -> np.ndarray:
     ranks = []
     for ident, size in zip(ix.ids, sizes, strict=True):
         if size not in table.size_classes:
-            known = ", ".join(table.size_classes)
-            raise RulesError(f"{ident}: size {size!r} is not a size class ({known})")
+            raise RulesError(
+                T_(
+                    "{id}: size {size} is not a size class ({known})",
+                    id=ident,
+                    size=repr(size),
+                    known=join(table.size_classes),
+                )
+            )
         ranks.append(table.size_rank(size))
     return np.asarray(ranks, dtype=np.int64)
 
@@ -136,7 +157,7 @@ def rulings(
     opts = options or DarkAgeOptions()
     for a, b in pairs:
         if table.model(a) == table.model(b):
-            raise RulesError(f"a model does not look at itself: {a!r}")
+            raise RulesError(T_("a model does not look at itself: {id}", id=repr(a)))
     if not pairs:
         return []
     ix = index_for(table, opts)
@@ -263,23 +284,35 @@ def _rule(
     size = table.model(b).size
     rank = table.size_rank(size)
     smaller = tuple(ix.ids[p] for p in inside if ranks[p] < rank)
-    reasons = [Reason("D3", (a, b), f"the window joins the sides of {a}'s and {b}'s bases")]
+    reasons = [
+        Reason("D3", (a, b), T_("the window joins the sides of {a}'s and {b}'s bases", a=a, b=b))
+    ]
     passed: list[Reason] = []
     if smaller:
         passed.append(
             Reason(
                 "D4",
                 smaller,
-                f"smaller than {b} ({size}), these do not obstruct: {', '.join(smaller)}",
+                TN_(
+                    "smaller than {b} ({size}), these do not obstruct: {names}",
+                    "smaller than {b} ({size}), these do not obstruct: {names}",
+                    "n",
+                    n=len(smaller),
+                    b=b,
+                    size=SizeWord(size),
+                    names=join(smaller),
+                ),
             )
         )
     reasons.extend(passed)
     window = window_sides(table.model(a), table.model(b))
     if line.clear and line.witness is not None:
         p, q = line.witness
-        text = (
-            f"a clear line joins the bases, from {table.unit.point(p.x, p.y)} to "
-            f"{table.unit.point(q.x, q.y)}: {b} is in line of sight"
+        text = T_(
+            "a clear line joins the bases, from {p} to {q}: {b} is in line of sight",
+            p=table.unit.at(p.x, p.y),
+            q=table.unit.at(q.x, q.y),
+            b=b,
         )
         reasons.append(Reason("D3", (a, b), text))
         for wall in through:
@@ -287,34 +320,48 @@ def _rule(
                 Reason(
                     "M12",
                     (a, b, wall),
-                    f"through the window of {wall}: with the windows closed {wall} would "
-                    f"close the window",
+                    T_(
+                        "through the window of {wall}: with the windows closed {wall} would "
+                        "close the window",
+                        wall=wall,
+                    ),
                 )
             )
         witness = ((p.x, p.y), (q.x, q.y))
     else:
-        names = ", ".join(closers) or "nothing"
-        reasons.append(
-            Reason(
-                "D4", closers, f"of {b}'s size ({size}) or larger, these close the window: {names}"
-            )
+        names = join(closers, empty=N_("nothing"))  # outside TN_: Babel skips nested calls
+        closing = TN_(
+            "of {b}'s size ({size}) or larger, these close the window: {names}",
+            "of {b}'s size ({size}) or larger, these close the window: {names}",
+            "n",
+            n=len(closers),
+            b=b,
+            size=SizeWord(size),
+            names=names,
         )
+        reasons.append(Reason("D4", closers, closing))
         inner = set(closers)
         for x, y in line.joined:
             if x in inner and y in inner:
-                reasons.append(Reason("G4", (x, y), f"{x} and {y} touch (G4): one obstacle"))
+                reasons.append(
+                    Reason("G4", (x, y), T_("{x} and {y} touch (G4): one obstacle", x=x, y=y))
+                )
         idle = tuple(n for n in line.blockers if n not in inner)
         if idle:
             passed.append(
                 Reason(
                     "D3",
                     idle,
-                    f"also in the window but closing nothing the others leave open: "
-                    f"{', '.join(idle)}",
+                    T_(
+                        "also in the window but closing nothing the others leave open: {names}",
+                        names=join(idle),
+                    ),
                 )
             )
             reasons.append(passed[-1])
-        reasons.append(Reason("D3", (a, b), f"no clear line joins the bases: {b} is not in sight"))
+        reasons.append(
+            Reason("D3", (a, b), T_("no clear line joins the bases: {b} is not in sight", b=b))
+        )
         witness = None
     return DarkAgeLosRuling(
         shooter=a,
@@ -353,6 +400,22 @@ DEFAULT_COSTS: Mapping[str, int] = MappingProxyType(
     {"move": 1, "attack": 1, "skill": 1, "psychogenics": 1}
 )
 
+#: The D1 actions in words (a verb: "cannot move"); the id itself in English.
+ACTION_WORDS: Mapping[str, str] = MappingProxyType(
+    {
+        "move": N_("move"),
+        "attack": N_("attack"),
+        "skill": N_("skill"),
+        "psychogenics": N_("psychogenics"),
+    }
+)
+
+
+def action_word(action: str) -> Word | str:
+    """An action as a text parameter: a D1 action in the language's words, any other
+    action by its name."""
+    return Word(ACTION_WORDS[action]) if action in ACTION_WORDS else action
+
 
 @dataclass(frozen=True, slots=True)
 class Activation:
@@ -374,11 +437,21 @@ class Activation:
 
     def __post_init__(self) -> None:
         if isinstance(self.ap, bool) or not isinstance(self.ap, int) or self.ap < 0:
-            raise RulesError(f"{self.model}: AP must be a whole number >= 0, got {self.ap!r}")
+            raise RulesError(
+                T_(
+                    "{model}: AP must be a whole number >= 0, got {ap}",
+                    model=self.model,
+                    ap=repr(self.ap),
+                )
+            )
         for action, cost in self.costs.items():
             if isinstance(cost, bool) or not isinstance(cost, int) or cost < 0:
                 raise RulesError(
-                    f"action {action!r}: cost must be a whole number >= 0, got {cost!r}"
+                    T_(
+                        "action {action}: cost must be a whole number >= 0, got {cost}",
+                        action=repr(action),
+                        cost=repr(cost),
+                    )
                 )
 
     @property
@@ -398,15 +471,32 @@ class Activation:
     def spend(self, action: str, *, cost: int | None = None) -> Activation:
         """The activation after ``action`` (its cost from ``costs`` unless given)."""
         if self.ended:
-            raise RulesError(f"{self.model}'s activation is over: it cannot {action}")
+            raise RulesError(
+                T_(
+                    "{model}'s activation is over: it cannot {action}",
+                    model=self.model,
+                    action=action_word(action),
+                )
+            )
         if cost is None:
             if action not in self.costs:
-                known = ", ".join(self.costs)
-                raise RulesError(f"unknown action {action!r} (actions: {known}); give its cost")
+                raise RulesError(
+                    T_(
+                        "unknown action {action} (actions: {known}); give its cost",
+                        action=repr(action),
+                        known=join(self.costs),
+                    )
+                )
             cost = self.costs[action]
         if cost > self.left:
             raise RulesError(
-                f"{self.model} cannot {action}: it costs {cost} AP and {self.left} are left"
+                T_(
+                    "{model} cannot {action}: it costs {cost} AP and {left} are left",
+                    model=self.model,
+                    action=action_word(action),
+                    cost=cost,
+                    left=self.left,
+                )
             )
         return replace(self, spent=(*self.spent, (action, cost)))
 
@@ -415,9 +505,18 @@ class Activation:
         return replace(self, stopped=True)
 
     def reasons(self) -> tuple[Reason, ...]:
-        steps = [Reason("D1", (self.model,), f"{action}: {cost} AP") for action, cost in self.spent]
+        steps = [
+            Reason("D1", (self.model,), T_("{action}: {cost} AP", action=action_word(a), cost=c))
+            for a, c in self.spent
+        ]
         if self.ended:
-            steps.append(Reason("D1", (self.model,), f"activation over, {self.lost} AP lost"))
+            over = TN_(
+                "activation over, {lost} AP lost",
+                "activation over, {lost} AP lost",
+                "lost",
+                lost=self.lost,
+            )
+            steps.append(Reason("D1", (self.model,), over))
         return tuple(steps)
 
 
@@ -477,9 +576,11 @@ def _ap(table: Table, request: ActivationRequest) -> int:
     model = table.model(request.model)
     stat = model.stat("ap")
     if stat is None:
-        raise RulesError(f"{model.id} has no ap stat: give its action points (ap=, --ap)")
+        raise RulesError(T_("{id} has no ap stat: give its action points (ap=, --ap)", id=model.id))
     if stat != int(stat):
-        raise RulesError(f"{model.id}: the ap stat must be a whole number, got {stat!r}")
+        raise RulesError(
+            T_("{id}: the ap stat must be a whole number, got {stat}", id=model.id, stat=repr(stat))
+        )
     return int(stat)
 
 
@@ -489,8 +590,13 @@ def activate(table: Table, request: ActivationRequest) -> ActivationRuling:
     act = Activation(table.model(request.model).id, ap=_ap(table, request))
     for action in request.actions:
         if action != END and action not in act.costs:
-            known = ", ".join((*act.costs, END))
-            raise RulesError(f"unknown action {action!r} (actions: {known})")
+            raise RulesError(
+                T_(
+                    "unknown action {action} (actions: {known})",
+                    action=repr(action),
+                    known=join((*act.costs, END)),
+                )
+            )
     refusals = []
     for action in request.actions:
         if action == END:
@@ -499,7 +605,7 @@ def activate(table: Table, request: ActivationRequest) -> ActivationRuling:
         try:
             act = act.spend(action)
         except RulesError as exc:
-            refusals.append(Reason("D1", (act.model,), str(exc)))
+            refusals.append(Reason("D1", (act.model,), _message(exc)))
     return ActivationRuling(
         model=act.model,
         ap=act.ap,
@@ -510,6 +616,13 @@ def activate(table: Table, request: ActivationRequest) -> ActivationRuling:
         reasons=act.reasons(),
         refusals=tuple(refusals),
     )
+
+
+def _message(exc: RulesError) -> Text | str:
+    """The words of an error as a refusal's message: its :class:`Text` when it has one
+    (worded when read, in the language then spoken)."""
+    first = exc.args[0] if len(exc.args) == 1 else None
+    return first if isinstance(first, Text) else str(exc)
 
 
 def _activation(
@@ -555,7 +668,9 @@ class RolloffRequest:
     def __post_init__(self) -> None:
         players = ids(self.players)
         if len(players) != 2:
-            raise RulesError(f"a roll-off is between two players, got {list(players)}")
+            raise RulesError(
+                T_("a roll-off is between two players, got {players}", players=list(players))
+            )
         object.__setattr__(self, "players", players)
 
 
@@ -600,16 +715,10 @@ def rolloff(players: tuple[str, str], *, seed: int, sides: int = 20) -> RolloffR
     decides, log = dice.roll_procedure(lambda d: dice.roll_off(d, players, sides=sides), seed)
     rolls = [r.value for r in log.dice]
     rounds = [rolls[i : i + 2] for i in range(0, len(rolls), 2)]
-    steps = [
-        Reason(
-            "D2",
-            players,
-            f"round {n}: {players[0]} {x}, {players[1]} {y}"
-            + (" - a tie, rolled again" if x == y else ""),
-        )
-        for n, (x, y) in enumerate(rounds, 1)
-    ]
-    steps.append(Reason("D2", (decides,), f"{decides} rolled lower and decides the order"))
+    steps = [Reason("D2", players, _round(n, players, x, y)) for n, (x, y) in enumerate(rounds, 1)]
+    steps.append(
+        Reason("D2", (decides,), T_("{who} rolled lower and decides the order", who=decides))
+    )
     return RolloffRuling(
         players=players,
         decides=decides,
@@ -618,6 +727,21 @@ def rolloff(players: tuple[str, str], *, seed: int, sides: int = 20) -> RolloffR
         odds=rolloff_odds(players, sides=sides),
         reasons=tuple(steps),
     )
+
+
+def _round(n: int, players: tuple[str, str], x: int, y: int) -> Text:
+    """One round of a roll-off in words: both dice, and a tie rolled again."""
+    (first, second) = players
+    if x == y:
+        return T_(
+            "round {n}: {first} {x}, {second} {y} - a tie, rolled again",
+            n=n,
+            first=first,
+            x=x,
+            second=second,
+            y=y,
+        )
+    return T_("round {n}: {first} {x}, {second} {y}", n=n, first=first, x=x, second=second, y=y)
 
 
 def _rolloff(
@@ -675,20 +799,20 @@ ACTIVATION_SCHEMA: dict[str, Any] = {
 
 RULESET = Ruleset(
     name="darkage",
-    title="Dark Age: action points, roll-offs, the line-of-sight window (D1-D5)",
+    title=N_("Dark Age: action points, roll-offs, the line-of-sight window (D1-D5)"),
     aliases=("dark-age", "da"),
     options=DarkAgeOptions,
     questions=questions(
         Question(
             "los",
-            "Lines of sight through the window (D3-D5)",
+            N_("Lines of sight through the window (D3-D5)"),
             LosRequest,
             _los,
             schema=LOS_SCHEMA,
         ),
         Question(
             "rolloff",
-            "Roll-off of two opposing effects (D2)",
+            N_("Roll-off of two opposing effects (D2)"),
             RolloffRequest,
             _rolloff,
             subject="none",
@@ -696,7 +820,7 @@ RULESET = Ruleset(
         ),
         Question(
             "activation",
-            "An activation's action points (D1)",
+            N_("An activation's action points (D1)"),
             ActivationRequest,
             _activation,
             schema=ACTIVATION_SCHEMA,

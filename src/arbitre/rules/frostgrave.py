@@ -20,8 +20,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from arbitre import sight
+from arbitre import progress, sight
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, Num, Text, tr
 from arbitre.rules import schema
 from arbitre.rules.frostgrave_pair import PairMeasures, Tally, measure_pairs, rule_pair
 from arbitre.rules.frostgrave_windows import WindowContact, window_contacts
@@ -128,7 +129,7 @@ def _rulings(
         table.model(a)
         table.model(b)
         if a == b:
-            raise RulesError(f"a model does not shoot itself: {a!r}")
+            raise RulesError(T_("a model does not shoot itself: {id}", id=repr(a)))
     if not pairs:
         return []
     close = shared_options(table).close_call
@@ -137,9 +138,11 @@ def _rulings(
     if fractions:
         shares = _fractions(table, pairs, m)
     out = []
-    for i, share in enumerate(shares):
-        rule = rule_pair(table, m, i, close_call=close, margins=margins)
-        out.append(_ruling(table, opts, m, i, float(share), rule.tally, rule.margin))
+    with progress.steps(len(pairs), lambda: tr(N_("ruling the lines of sight"))) as advance:
+        for i, share in enumerate(shares):
+            rule = rule_pair(table, m, i, close_call=close, margins=margins)
+            out.append(_ruling(table, opts, m, i, float(share), rule.tally, rule.margin))
+            advance()
     return out
 
 
@@ -174,9 +177,10 @@ def _ruling(
     if not visible:  # cover means nothing for a target that cannot be seen
         reasons = [r for r in reasons if r.rule not in {"F3", "F4"}]
     if visible and not tally.cover_pieces and not m.lines[i].crossings:
-        reasons.append(Reason("F1", (a, b), "the centre line is clear: visible, no cover"))
+        reasons.append(Reason("F1", (a, b), T_("the centre line is clear: visible, no cover")))
     elif not visible:
-        reasons.append(Reason("F2", tuple(tally.blockers), f"{b} is not visible to {a}"))
+        text = T_("{target} is not visible to {shooter}", target=b, shooter=a)
+        reasons.append(Reason("F2", tuple(tally.blockers), text))
     if opts.visible_fraction:
         reasons.append(Reason("F9", (b,), _fraction_words(table, a, b, fraction)))
     return LosRuling(
@@ -193,12 +197,27 @@ def _ruling(
     )
 
 
-def _fraction_words(table: Table, a: str, b: str, fraction: float) -> str:
+def _fraction_words(table: Table, a: str, b: str, fraction: float) -> Text:
     """F9 in words; a target without a base is its centre (F8)."""
     if table.model(b).base.radius <= 0:
-        seen = "seen" if fraction > 0 else "not seen"
-        return f"{b} has no base: its centre is {seen} from {a}'s centre (F8)"
-    return f"{fraction:.0%} of {b}'s base is visible from {a}'s centre"
+        if fraction > 0:
+            return T_(
+                "{target} has no base: its centre is seen from {shooter}'s centre (F8)",
+                target=b,
+                shooter=a,
+            )
+        return T_(
+            "{target} has no base: its centre is not seen from {shooter}'s centre (F8)",
+            target=b,
+            shooter=a,
+        )
+    share = Num(fraction * 100, ".0f")  # the same digits as f"{fraction:.0%}"
+    return T_(
+        "{share}% of {target}'s base is visible from {shooter}'s centre",
+        share=share,
+        target=b,
+        shooter=a,
+    )
 
 
 def because(shooter: str, target: str, reasons: Sequence[Reason]) -> str:
@@ -208,11 +227,19 @@ def because(shooter: str, target: str, reasons: Sequence[Reason]) -> str:
     are not deciding."""
     parts = []
     for r in reasons:
-        if r.rule in {"F1", "F9", "G5"} or (r.rule == "F2" and "not visible" in r.text):
+        if r.rule in {"F1", "F9", "G5"} or (r.rule == "F2" and _summary(r)):
             continue
         ids = " ".join(i for i in r.ids if i not in (shooter, target))
         parts.append(f"{r.rule} {ids}".strip())
     return ", ".join(dict.fromkeys(parts)) or "clear"
+
+
+def _summary(reason: Reason) -> bool:
+    """The F2 summary ("... is not visible to ..."), whatever the language it is read in."""
+    message = reason.message
+    if isinstance(message, Text):
+        return message.msgid == "{target} is not visible to {shooter}"
+    return "not visible" in message
 
 
 def _los(table: Table, request: LosRequest, *, options: FrostgraveOptions) -> list[LosRuling]:
@@ -222,11 +249,13 @@ def _los(table: Table, request: LosRequest, *, options: FrostgraveOptions) -> li
 
 RULESET = Ruleset(
     name="frostgrave",
-    title="Frostgrave house rule for lines of sight and cover (F1-F9)",
+    title=N_("Frostgrave house rule for lines of sight and cover (F1-F9)"),
     aliases=("fg", "frost"),
     options=FrostgraveOptions,
     questions=questions(
-        Question("los", "Lines of sight and cover (F1-F9)", LosRequest, _los, schema=schema.LOS),
+        Question(
+            "los", N_("Lines of sight and cover (F1-F9)"), LosRequest, _los, schema=schema.LOS
+        ),
     ),
     sight="S1",
 )

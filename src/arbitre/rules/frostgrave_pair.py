@@ -18,6 +18,7 @@ import shapely
 
 from arbitre import sight
 from arbitre.geometry import CircleFootprint, WallFootprint
+from arbitre.i18n import T_, Text, join
 from arbitre.rules.frostgrave_margins import (
     REACH,
     Near,
@@ -97,7 +98,8 @@ def measure_pairs(table: Table, pairs: Sequence[tuple[str, str]], *, margins: bo
     wgaps: dict[str, list[WindowGap]] = {}
     if margins:
         rows = sorted({*s.tolist(), *g.tolist()})
-        for w in window_gaps(table, rows):
+        # a window farther than this gives a slack over REACH: the beam test's floor
+        for w in window_gaps(table, rows, within=REACH + table.contact_tolerance):
             wgaps.setdefault(w.model, []).append(w)
     joins = _near_joins(table, near) if margins else [() for _ in pairs]
     return PairMeasures(
@@ -265,12 +267,9 @@ def rule_pair(
     tally = Tally()
     for who in (a, b):
         if table.model(who).base.radius <= 0:
-            tally.reasons.append(
-                Reason("F8", (who,), f"{who} has no base: its centre stands for it")
-            )
-    windows = [f"the window of {t.contact.wall}" for t in m.out_through[i] if t.crossed]
-    crossed = ", ".join([*(c.piece for c in line.crossings), *windows]) or "nothing"
-    tally.reasons.append(Reason("F1", (a, b), f"centre line {a} -> {b} passes through {crossed}"))
+            text = T_("{model} has no base: its centre stands for it", model=who)
+            tally.reasons.append(Reason("F8", (who,), text))
+    tally.reasons.append(Reason("F1", (a, b), _centre_line_words(m, i)))
     near = {n.piece: n for n in m.near[i]}
     incoming = [t for t in m.in_through[i] if t.crossed]
     views: list[tuple[WindowContact, WindowView]] = []
@@ -282,18 +281,37 @@ def rule_pair(
     return PairRule(tally, margin)
 
 
+def _centre_line_words(m: PairMeasures, i: int) -> Text:
+    """F1 in words: what the centre line passes through, the shooter's windows it goes
+    out through included (F5)."""
+    line = m.lines[i]
+    a, b = line.shooter, line.target
+    windows = [
+        T_("the window of {wall}", wall=t.contact.wall) for t in m.out_through[i] if t.crossed
+    ]
+    crossed = [*(c.piece for c in line.crossings), *windows]
+    if not crossed:
+        return T_("centre line {shooter} -> {target} passes through nothing", shooter=a, target=b)
+    return T_(
+        "centre line {shooter} -> {target} passes through {crossed}",
+        shooter=a,
+        target=b,
+        crossed=join(crossed),
+    )
+
+
 def _words(table: Table, piece: str, near: dict[str, Near], tally: Tally) -> None:
     """G5: a piece the centre line itself misses but the beam touches, said so."""
     n = near.get(piece)
     if n is not None and n.dist > 1e-7:
         u = table.unit
-        tally.reasons.append(
-            Reason(
-                "G5",
-                (piece,),
-                f"passes {u.length(n.dist)} from {piece}: within the {u.length(table.beam)} beam",
-            )
+        text = T_(
+            "passes {gap} from {piece}: within the {beam} beam",
+            gap=u.measure(n.dist),
+            piece=piece,
+            beam=u.measure(table.beam),
         )
+        tally.reasons.append(Reason("G5", (piece,), text))
 
 
 def _along(table: Table, m: PairMeasures, i: int, tally: Tally, near: dict[str, Near]) -> None:
@@ -304,11 +322,13 @@ def _along(table: Table, m: PairMeasures, i: int, tally: Tally, near: dict[str, 
     shooter_walls = {c.wall for c in m.contacts.get(a, ())}
     for c in line.crossings:
         if c.is_model:
-            text = f"the line passes through the base of {c.piece}"
+            text = T_("the line passes through the base of {model}", model=c.piece)
             if table.model(c.piece).base.radius <= 0:
-                text = f"the line passes through {c.piece} (no base: its centre, F8)"
+                text = T_(
+                    "the line passes through {model} (no base: its centre, F8)", model=c.piece
+                )
             if c.joined:
-                text += f", which touches {c.joined}: one obstacle (G4)"
+                text += T_(", which touches {other}: one obstacle (G4)", other=c.joined)
             tally.blocks(c.piece, Reason("F2", (c.piece,), text))
         else:
             piece = table.piece(c.piece)
@@ -319,9 +339,11 @@ def _along(table: Table, m: PairMeasures, i: int, tally: Tally, near: dict[str, 
                     *piece_bonus(b, piece.id, touches=touches, baseless=_baseless(table, b)),
                 )
             elif piece.id in shooter_walls:
-                text = (
-                    f"{a} stands at a window of {piece.id}, but the line crosses {piece.id} "
-                    "away from that window: the wall blocks there"
+                text = T_(
+                    "{shooter} stands at a window of {wall}, but the line crosses {wall} "
+                    "away from that window: the wall blocks there",
+                    shooter=a,
+                    wall=piece.id,
                 )
                 tally.blocks(piece.id, Reason("F7", (a, piece.id), text))
             else:
@@ -330,14 +352,16 @@ def _along(table: Table, m: PairMeasures, i: int, tally: Tally, near: dict[str, 
     for t in m.out_through[i]:
         if t.crossed and t.contact.wall not in tally.blockers:
             wall = t.contact.wall
-            text = (
-                f"{a} stands at a window of {wall} and the line goes out through it: "
-                f"{a} sees from the window"
-            )
             if tally.blockers:
+                text = T_(
+                    "{shooter} stands at a window of {wall} and the line goes out through it: "
+                    "{shooter} sees from the window",
+                    shooter=a,
+                    wall=wall,
+                )
                 tally.reasons.append(Reason("F5", (a, wall), text))
             else:
-                tally.gives(wall, 1, Reason("F5", (a, wall), text + "; +1 cover for the wall"))
+                tally.gives(wall, 1, Reason("F5", (a, wall), _sees_out(a, wall)))
 
 
 def _at_window(
@@ -365,9 +389,12 @@ def _at_window(
     own = {c.key for c in m.contacts.get(a, ())}
     if not seen:
         c = views[0][0]
-        text = (
-            f"{b} stands at a window of {c.wall}, but no clear line from {a} reaches the "
-            "window's opening"
+        text = T_(
+            "{target} stands at a window of {wall}, but no clear line from {shooter} reaches "
+            "the window's opening",
+            target=b,
+            wall=c.wall,
+            shooter=a,
         )
         tally.blocks(c.wall, Reason("F6", (b, c.wall), text))
         return views
@@ -376,32 +403,33 @@ def _at_window(
     for t in m.out_through[i]:
         if t.crossed and t.contact.key != c.key:
             wall = t.contact.wall
-            text = (
-                f"{a} stands at a window of {wall} and the line goes out through it: "
-                f"{a} sees from the window; +1 cover for the wall"
-            )
-            tally.gives(wall, 1, Reason("F5", (a, wall), text))
-    at = table.unit.point(view.point.x, view.point.y)
+            tally.gives(wall, 1, Reason("F5", (a, wall), _sees_out(a, wall)))
+    at = table.unit.at(view.point.x, view.point.y)
     ignored = [
         x.piece
         for x in line.crossings
         if x.is_model or (table.piece(x.piece).blocks and x.piece != c.wall)
     ]
-    text = f"{b} stands at a window of {c.wall} and {a} sees the window (at {at}): +3"
+    text = T_(
+        "{target} stands at a window of {wall} and {shooter} sees the window (at {at}): +3",
+        target=b,
+        wall=c.wall,
+        shooter=a,
+        at=at,
+    )
     if ignored:
-        text += (
-            f"; seeing the window is the whole test: {', '.join(ignored)} on the centre "
-            "line do not block"
+        text += T_(
+            "; seeing the window is the whole test: {ignored} on the centre line do not block",
+            ignored=join(ignored),
         )
     if c.key in own:
-        tally.reasons.append(
-            Reason(
-                "F5",
-                (a, c.wall),
-                f"{a} stands at the same window of {c.wall}: it sees from it; the window "
-                "gives its target +3 (F6), not +1",
-            )
+        same = T_(
+            "{shooter} stands at the same window of {wall}: it sees from it; the window "
+            "gives its target +3 (F6), not +1",
+            shooter=a,
+            wall=c.wall,
         )
+        tally.reasons.append(Reason("F5", (a, c.wall), same))
     tally.gives(c.wall, 3, Reason("F6", (b, c.wall), text))
     for x in line.crossings:
         if not x.is_model and not table.piece(x.piece).blocks:
@@ -412,20 +440,30 @@ def _at_window(
     return views
 
 
+def _sees_out(shooter: str, wall: str) -> Text:
+    """F5 in words: the shooter at a window of ``wall`` sees out through it, +1."""
+    return T_(
+        "{shooter} stands at a window of {wall} and the line goes out through it: "
+        "{shooter} sees from the window; +1 cover for the wall",
+        shooter=shooter,
+        wall=wall,
+    )
+
+
 def _large_reason(piece: Terrain) -> Reason:
     """Why a large piece on the line blocks it: F7 for a wall with windows, else F2."""
     is_wall = isinstance(piece.footprint, WallFootprint)
     if is_wall and piece.footprint.windows:  # type: ignore[union-attr]
-        return Reason(
-            "F7",
-            (piece.id,),
-            (
-                f"the line crosses wall {piece.id}; its windows open it only for a "
-                "model touching it at a window"
-            ),
+        text = T_(
+            "the line crosses wall {wall}; its windows open it only for a model touching it "
+            "at a window",
+            wall=piece.id,
         )
-    kind = "wall" if is_wall else "large terrain"
-    return Reason("F2", (piece.id,), f"the line passes through {kind} {piece.id}")
+        return Reason("F7", (piece.id,), text)
+    if is_wall:
+        return Reason("F2", (piece.id,), T_("the line passes through wall {wall}", wall=piece.id))
+    text = T_("the line passes through large terrain {piece}", piece=piece.id)
+    return Reason("F2", (piece.id,), text)
 
 
 def _margin(

@@ -12,6 +12,7 @@ as one closed wall or as one wall a side).
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -66,9 +67,12 @@ def walls_windows(table: Table) -> list[tuple[str, int, WallFootprint]]:
     return out
 
 
-def window_gaps(table: Table, models: Sequence[int] | None = None) -> list[WindowGap]:
+def window_gaps(
+    table: Table, models: Sequence[int] | None = None, within: float = math.inf
+) -> list[WindowGap]:
     """The gap of each model's base (all, or those of these indices) to each window's
-    part of each wall, measured at once (one vectorised shapely call per window)."""
+    part of each wall, measured at once (one vectorised shapely call per window); only
+    the gaps of at most ``within`` mm."""
     xy, radii = sight.positions(table)
     rows = np.arange(len(xy)) if models is None else np.asarray(models, dtype=np.int64)
     if not len(rows):
@@ -76,10 +80,10 @@ def window_gaps(table: Table, models: Sequence[int] | None = None) -> list[Windo
     centres = shapely.points(xy[rows])
     out: list[WindowGap] = []
     for wall, k, fp in walls_windows(table):
-        gaps = shapely.distance(centres, window_slice(fp, k)) - radii[rows]
+        gaps = np.asarray(shapely.distance(centres, window_slice(fp, k))) - radii[rows]
+        near = np.flatnonzero(gaps <= within)
         out.extend(
-            WindowGap(table.models[int(i)].id, wall, k, float(g))
-            for i, g in zip(rows, gaps, strict=True)
+            WindowGap(table.models[int(rows[j])].id, wall, k, float(gaps[j])) for j in near.tolist()
         )
     return out
 
@@ -88,14 +92,18 @@ def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     """For each model touching a wall at a window (G4 contact with the window's part of
     the wall, :func:`arbitre.sight.in_contact`), the windows it stands at."""
     found: dict[str, list[WindowContact]] = {}
-    walls = {wall: fp for wall, _, fp in walls_windows(table)}
-    for g in window_gaps(table):
-        if bool(sight.in_contact(g.gap, table.contact_tolerance)):
-            window = walls[g.wall].windows[g.index]
-            found.setdefault(g.model, []).append(
-                WindowContact(g.model, g.wall, g.index, window, g.gap)
-            )
-    return {k: tuple(v) for k, v in found.items()}
+    xy, radii = sight.positions(table)
+    if not len(xy):
+        return {}
+    centres = shapely.points(xy)
+    for wall, k, fp in walls_windows(table):
+        gaps = np.asarray(shapely.distance(centres, window_slice(fp, k))) - radii
+        for i in np.flatnonzero(sight.in_contact(gaps, table.contact_tolerance)).tolist():
+            model = table.models[i].id
+            contact = WindowContact(model, wall, k, fp.windows[k], float(gaps[i]))
+            found.setdefault(model, []).append(contact)
+    order = {m.id: i for i, m in enumerate(table.models)}
+    return {m: tuple(found[m]) for m in sorted(found, key=order.__getitem__)}
 
 
 def window_slice(fp: WallFootprint, k: int) -> BaseGeometry:

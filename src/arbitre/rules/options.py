@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any, Literal, TypeVar, get_args, get_origin
 
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, Text, current
 
 Opts = TypeVar("Opts")
 
@@ -41,15 +42,30 @@ def _check(name: str, value: object, kind: Any) -> object:
         choices = get_args(kind)
         if value not in choices:
             valid = ", ".join(repr(c) for c in choices)
-            raise RulesError(f"option {name}: got {value!r}, expected one of {valid}")
+            raise RulesError(
+                T_(
+                    "option {name}: got {value}, expected one of {valid}",
+                    name=name,
+                    value=repr(value),
+                    valid=valid,
+                )
+            )
         return value
     if kind is bool:
         if not isinstance(value, bool):
-            raise RulesError(f"option {name}: got {value!r}, expected true or false")
+            raise RulesError(
+                T_(
+                    "option {name}: got {value}, expected true or false",
+                    name=name,
+                    value=repr(value),
+                )
+            )
         return value
     if kind in (int, float):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise RulesError(f"option {name}: got {value!r}, expected a number")
+            raise RulesError(
+                T_("option {name}: got {value}, expected a number", name=name, value=repr(value))
+            )
         return kind(value)
     return value
 
@@ -71,14 +87,40 @@ def _hints(cls: type[Any]) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
 
+@dataclass(frozen=True, slots=True)
+class Listed:
+    """Texts joined by semicolons, worded when printed (French sets a space before
+    each: " ; ")."""
+
+    items: tuple[Text, ...]
+
+    def __str__(self) -> str:
+        return (" ; " if current() == "fr" else "; ").join(str(i) for i in self.items)
+
+
+#: Owners of options that are words, not ruleset names (the shared G options).
+OWNERS = (N_("shared (G)"),)
+
+
 def check_names(given: Iterable[str], declared: Mapping[str, tuple[str, ...]]) -> None:
     """Refuse an option name that none of ``declared`` (owner -> names) knows, naming the
     valid options of each owner."""
     known = {n for names in declared.values() for n in names}
     unknown = sorted(set(given) - known)
     if unknown:
-        valid = "; ".join(f"{owner}: {', '.join(names)}" for owner, names in declared.items())
-        raise RulesError(f"unknown option {unknown[0]!r} (valid options: {valid})")
+        valid = Listed(
+            tuple(
+                T_(
+                    "{path}: {message}",
+                    path=T_(owner) if owner in OWNERS else owner,
+                    message=", ".join(names),
+                )
+                for owner, names in declared.items()
+            )
+        )
+        raise RulesError(
+            T_("unknown option {name} (valid options: {valid})", name=repr(unknown[0]), valid=valid)
+        )
 
 
 def as_dict(opts: object) -> dict[str, object]:

@@ -20,7 +20,7 @@ from typing import Any, ClassVar, Protocol, runtime_checkable
 
 from arbitre.dice import Distribution, chance_json
 from arbitre.errors import RulesError
-from arbitre.i18n import Lang, Text, speaking
+from arbitre.i18n import TN_, Lang, Text, speaking
 from arbitre.table import MM, Unit
 
 #: Version of the JSON form of rulings.
@@ -218,7 +218,15 @@ class Answer:
     def ruling(self) -> Any:
         """The one ruling of an answer that has exactly one."""
         if len(self.rulings) != 1:
-            raise RulesError(f"{self.kind}: {len(self.rulings)} rulings, not one")
+            raise RulesError(
+                TN_(
+                    "{kind}: {n} ruling, not one",
+                    "{kind}: {n} rulings, not one",
+                    "n",
+                    kind=self.kind,
+                    n=len(self.rulings),
+                )
+            )
         return self.rulings[0]
 
     def to_json(self, lang: Lang | None = None) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from arbitre import sight
+from arbitre.i18n import T_
 from arbitre.rules.ruling import Reason
 from arbitre.table import Table
 
@@ -70,8 +71,21 @@ def piece_bonus(
     """The bonus one small piece on the centre line gives ``target``, and why: +1 (F3), or
     +3 when the target touches it (F4, replacing that piece's +1); a ``baseless`` target
     touches it with its centre (F8)."""
-    if touches:
-        how = f"{target}'s centre (no base, F8) touches it" if baseless else "touches it"
-        text = f"{target} is behind small terrain {piece} and {how}: +3"
+    if touches and baseless:
+        text = T_(
+            "{target} is behind small terrain {piece} and {target}'s centre (no base, F8) "
+            "touches it: +3",
+            target=target,
+            piece=piece,
+        )
         return 3, Reason("F4", (target, piece), text)
-    return 1, Reason("F3", (piece,), f"the line passes through small terrain {piece}: +1")
+    if touches:
+        text = T_(
+            "{target} is behind small terrain {piece} and touches it: +3",
+            target=target,
+            piece=piece,
+        )
+        return 3, Reason("F4", (target, piece), text)
+    return 1, Reason(
+        "F3", (piece,), T_("the line passes through small terrain {piece}: +1", piece=piece)
+    )

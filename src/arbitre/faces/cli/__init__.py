@@ -11,14 +11,15 @@ import contextvars
 import sys
 import traceback
 from collections.abc import Sequence
-from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated
 
 import typer
 
+from arbitre import progress
 from arbitre.errors import ArbitreError
 from arbitre.faces.cli import breath, darkage, imports, maps, mordheim, places, serve, table
 from arbitre.faces.cli.common import Command, Group, start_language
+from arbitre.i18n import T_, Count
 
 app = typer.Typer(
     name="arbitre",
@@ -38,6 +39,8 @@ for _info in app.registered_commands:  # every command's help without type place
 
 def arbitre_version() -> str:
     """The installed package's version."""
+    from importlib.metadata import PackageNotFoundError, version
+
     try:
         return version("arbitre")
     except PackageNotFoundError:  # running from a source tree that is not installed
@@ -72,7 +75,8 @@ def _bounded(message: str) -> str:
     lines = [line if len(line) <= 300 else line[:297] + "..." for line in message.splitlines()]
     text = "\n".join(lines)
     if len(text) > MESSAGE_CHARS:
-        text = text[:MESSAGE_CHARS] + f"\n... ({len(text) - MESSAGE_CHARS:,} more characters)"
+        more = T_("... ({n} more characters)", n=Count(len(text) - MESSAGE_CHARS))
+        text = text[:MESSAGE_CHARS] + f"\n{more}"
     return text
 
 
@@ -88,17 +92,25 @@ def main(argv: Sequence[str] | None = None) -> int:
     return contextvars.copy_context().run(_main, args)
 
 
+def _on_terminal() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 def _main(args: list[str]) -> int:
     try:
         start_language()
-        app(args=args, standalone_mode=False)
+        with progress.shown(_on_terminal()):  # bars for a person, on stderr only
+            app(args=args, standalone_mode=False)
     except ArbitreError as exc:
-        print(f"arbitre: {_bounded(str(exc))}", file=sys.stderr)
+        print(T_("arbitre: {message}", message=_bounded(str(exc))), file=sys.stderr)
         return 2
     except typer.Exit as exc:
         return exc.exit_code
     except (typer.Abort, KeyboardInterrupt):
-        print("arbitre: aborted", file=sys.stderr)
+        print(T_("arbitre: aborted"), file=sys.stderr)
         return 130
     except Exception as exc:
         # usage errors (bad option, missing argument) come from typer's click and say
@@ -110,9 +122,13 @@ def _main(args: list[str]) -> int:
         if "--debug" in args:
             traceback.print_exc()
         print(
-            f"arbitre {arbitre_version()}: unexpected error ({type(exc).__name__}: "
-            f"{str(exc)[:200]}); please report it with the command and the file "
-            "(--debug shows the traceback)",
+            T_(
+                "arbitre {version}: unexpected error ({error}: {message}); please report it "
+                "with the command and the file (--debug shows the traceback)",
+                version=arbitre_version(),
+                error=type(exc).__name__,
+                message=str(exc)[:200],
+            ),
             file=sys.stderr,
         )
         return BUG

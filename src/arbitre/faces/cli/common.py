@@ -20,20 +20,22 @@ import tempfile
 import typing
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-import yaml
 from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperArgument, TyperCommand, TyperGroup
 
-from arbitre import i18n, reading, sanity
+from arbitre import i18n
+from arbitre.constants import MAX_BYTES as MAX_BYTES
 from arbitre.errors import ArbitreError, RulesError
-from arbitre.files import load
-from arbitre.places import PlaceMap
-from arbitre.rules import Answer, ask
-from arbitre.table import Table
+from arbitre.i18n import T_
+
+if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
+    from arbitre.places import PlaceMap
+    from arbitre.rules import Answer
+    from arbitre.table import Table
 
 #: Human output: no highlighting guesses, long lines left whole (the terminal folds them).
 out = Console(highlight=False, soft_wrap=True)
@@ -85,12 +87,11 @@ MaxBytesOpt = Annotated[
     typer.Option(
         "--max-bytes",
         metavar="N",
-        help=f"Largest file read, in bytes (default {reading.MAX_BYTES:,}).",
+        help=f"Largest file read, in bytes (default {MAX_BYTES:,}).",
         show_default=False,
         rich_help_panel=IO_PANEL,
     ),
 ]
-MAX_BYTES = reading.MAX_BYTES
 QuietOpt = Annotated[
     bool,
     typer.Option(
@@ -105,10 +106,13 @@ QuietOpt = Annotated[
 def warn(subject: object, quiet: bool) -> None:
     """The table's warnings (:mod:`arbitre.sanity`), one line each on stderr, unless
     ``quiet``: they head a command's output and never go to stdout or into JSON."""
+    from arbitre import sanity
+    from arbitre.table import Table
+
     if quiet or not isinstance(subject, Table):
         return
     for caution in sanity.warnings(subject):
-        print(f"arbitre: warning: {caution}", file=sys.stderr)
+        print(T_("arbitre: warning: {caution}", caution=caution), file=sys.stderr)
 
 
 def esc(text: object) -> str:
@@ -123,11 +127,13 @@ def print_json(doc: object) -> None:
 
 def option_pairs(given: Sequence[str] | None) -> dict[str, object]:
     """``NAME=VALUE`` strings from the command line, values read as YAML (``true``, ``2``)."""
+    import yaml
+
     values: dict[str, object] = {}
     for item in given or []:
         name, sep, text = item.partition("=")
         if not sep or not name.strip():
-            raise RulesError(f"option {item!r}: expected NAME=VALUE")
+            raise RulesError(T_("option {item}: expected NAME=VALUE", item=repr(item)))
         try:
             values[name.strip()] = yaml.safe_load(text)
         except yaml.YAMLError:
@@ -138,7 +144,9 @@ def option_pairs(given: Sequence[str] | None) -> dict[str, object]:
 def load_file(file: Path, max_bytes: int = MAX_BYTES) -> Table | PlaceMap:
     """The table or places map of ``file``, read once and at most ``max_bytes`` long."""
     if max_bytes < 1:
-        raise RulesError(f"--max-bytes {max_bytes}: expected a number of bytes, at least 1")
+        raise RulesError(T_("--max-bytes {n}: expected a number of bytes, at least 1", n=max_bytes))
+    from arbitre.files import load
+
     subject = load(file, max_bytes=max_bytes)
     scenario_language(subject)
     return subject
@@ -146,9 +154,13 @@ def load_file(file: Path, max_bytes: int = MAX_BYTES) -> Table | PlaceMap:
 
 def load_table(file: Path, command: str, max_bytes: int = MAX_BYTES) -> Table:
     """The table of ``file``; a map of places is refused for ``command``."""
+    from arbitre.table import Table
+
     subject = load_file(file, max_bytes)
     if not isinstance(subject, Table):
-        raise RulesError(f"{command} rules a table; {file} is a map of places")
+        raise RulesError(
+            T_("{command} rules a table; {file} is a map of places", command=command, file=file)
+        )
     return subject
 
 
@@ -164,6 +176,8 @@ def ask_file(
     """Load ``file`` (a table or a places map), ask ``question`` of it through the registry
     with the ``-O`` options given; the subject and the answer."""
     subject = load_file(file, max_bytes)
+    from arbitre.rules import ask
+
     return subject, ask(subject, question, rules=rules, options=option_pairs(option), **request)
 
 
@@ -180,7 +194,9 @@ def write_text(path: Path, text: str) -> None:
     try:
         path.write_text(text, encoding="utf-8")
     except OSError as exc:
-        raise ArbitreError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ArbitreError(
+            T_("cannot write {path}: {why}", path=path, why=exc.strerror or exc)
+        ) from None
 
 
 #: The picture files written, by extension (PNG through rsvg-convert).
@@ -190,9 +206,17 @@ PICTURES = (".svg", ".png")
 def check_picture(path: Path) -> None:
     """Refuse, before any work, a picture file whose extension cannot be written."""
     if path.suffix.lower() not in PICTURES:
-        what = f"a {path.suffix!r} picture" if path.suffix else "a picture without an extension"
+        what = (
+            T_("a {suffix} picture", suffix=repr(path.suffix))
+            if path.suffix
+            else T_("a picture without an extension")
+        )
         raise RulesError(
-            f"{path}: cannot write {what}; name it .svg, or .png (drawn through rsvg-convert)"
+            T_(
+                "{path}: cannot write {what}; name it .svg, or .png (drawn through rsvg-convert)",
+                path=path,
+                what=what,
+            )
         )
 
 
@@ -206,14 +230,19 @@ def write_picture(path: Path, svg: str) -> None:
     exe = shutil.which("rsvg-convert")
     if exe is None:
         raise ArbitreError(
-            f"cannot write {path}: PNG needs rsvg-convert (Debian: apt install librsvg2-bin); "
-            "or write .svg"
+            T_(
+                "cannot write {path}: PNG needs rsvg-convert (Debian: apt install "
+                "librsvg2-bin); or write .svg",
+                path=path,
+            )
         )
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(suffix=".png", dir=folder)
     except OSError as exc:
-        raise ArbitreError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise ArbitreError(
+            T_("cannot write {path}: {why}", path=path, why=exc.strerror or exc)
+        ) from None
     os.close(fd)
     try:
         done = subprocess.run(
@@ -225,10 +254,16 @@ def write_picture(path: Path, svg: str) -> None:
         )
         if done.returncode != 0:
             why = done.stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ArbitreError(f"cannot write {path}: rsvg-convert failed ({why[0][:200]})")
+            raise ArbitreError(
+                T_(
+                    "cannot write {path}: rsvg-convert failed ({why})",
+                    path=path,
+                    why=why[0][:200] if why else "",
+                )
+            )
         os.replace(tmp, path)
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise ArbitreError(f"cannot write {path}: {exc}") from None
+        raise ArbitreError(T_("cannot write {path}: {why}", path=path, why=exc)) from None
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
@@ -242,7 +277,8 @@ def print_reasons(reasons: Sequence[Any], indent: str = "  ") -> None:
 
 def seed_line(seed: int | None) -> str:
     """How to roll the same dice again."""
-    return f"[dim]seed {seed} (--seed {seed} rolls it again)[/]"
+    again = T_("seed {seed} (--seed {seed} rolls it again)", seed=seed)
+    return f"[dim]{again}[/]"
 
 
 # -- help without type placeholders ------------------------------------------------------

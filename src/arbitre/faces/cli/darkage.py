@@ -24,9 +24,22 @@ from arbitre.faces.cli.common import (
     print_reasons,
     seed_line,
 )
-from arbitre.rules import ask
+from arbitre.i18n import N_, T_, TN_, Num, _, join
 
 PANEL = "Dark Age"
+
+#: The D1 actions in words (a verb), as the rulings word them; the id itself in English.
+ACTIONS = {
+    "move": N_("move"),
+    "attack": N_("attack"),
+    "skill": N_("skill"),
+    "psychogenics": N_("psychogenics"),
+}
+
+
+def _action(action: str) -> str:
+    """An action's name in the language spoken (any other action as it is named)."""
+    return _(ACTIONS[action]) if action in ACTIONS else action
 
 
 def rolloff(
@@ -47,6 +60,8 @@ def rolloff(
     as_json: JsonOpt = False,
 ) -> None:
     """Roll off between two players (D2): D20 each, the lower decides, ties again."""
+    from arbitre.rules import ask
+
     answer = ask(
         None, "rolloff", rules=rules, options=option_pairs(option), players=players, seed=seed
     )
@@ -57,11 +72,18 @@ def rolloff(
     for reason in ruling.reasons:
         out.print(f"{esc(reason.rule)} {esc(reason.text)}")
     (first, second), odds = ruling.players, ruling.odds
-    out.print(
-        f"odds: {esc(first)} decides {odds.first} ({float(odds.first):.1%}), "
-        f"{esc(second)} {odds.second}; a tie each round {odds.tie}, "
-        f"{odds.rounds} rounds on average"
+    line = T_(
+        "odds: {first} decides {p} ({percent}%), {second} {q}; a tie each round {tie}, "
+        "{rounds} rounds on average",
+        first=first,
+        p=odds.first,
+        percent=Num(100 * float(odds.first), ".1f"),
+        second=second,
+        q=odds.second,
+        tie=odds.tie,
+        rounds=odds.rounds,
     )
+    out.print(esc(str(line)))
     out.print(seed_line(ruling.seed))
 
 
@@ -93,7 +115,7 @@ def activation(
     max_bytes: MaxBytesOpt = MAX_BYTES,
 ) -> None:
     """Spend a model's action points (D1): what each action cost, what is left or lost."""
-    _, answer = ask_file(
+    _table, answer = ask_file(
         file,
         "activation",
         rules=rules,
@@ -107,12 +129,29 @@ def activation(
         print_json(answer.to_json())
         return
     r = answer.ruling
-    spent = ", ".join(f"{esc(action)} {cost}" for action, cost in r.spent) or "nothing"
-    state = f"over, {r.lost} AP lost" if r.ended else f"{r.left} AP left"
-    out.print(f"[bold]{esc(r.model)}[/]: {r.ap} AP, spent {spent}; {state}")
+    spent = join(
+        (T_("{action} {cost}", action=esc(_action(a)), cost=c) for a, c in r.spent),
+        empty=N_("nothing"),
+    )
+    if r.ended:
+        state = TN_("over, {lost} AP lost", "over, {lost} AP lost", "lost", lost=r.lost)
+    else:
+        state = TN_("{left} AP left", "{left} AP left", "left", left=r.left)
+    bold = f"[bold]{esc(r.model)}[/]"
+    out.print(
+        str(
+            T_(
+                "{model}: {ap} AP, spent {spent}; {state}",
+                model=bold,
+                ap=r.ap,
+                spent=spent,
+                state=state,
+            )
+        )
+    )
     print_reasons(r.reasons)
     if r.refusals:
-        out.print("[red]refused[/]:")
+        out.print(_("[red]refused[/]:"))
         print_reasons(r.refusals)
 
 

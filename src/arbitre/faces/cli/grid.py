@@ -23,6 +23,8 @@ from rich.measure import Measurement
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from arbitre.i18n import T_, current
+
 
 @dataclass(frozen=True, slots=True)
 class Col:
@@ -62,8 +64,13 @@ def print_grid(
         if _natural(console, grid) <= width:
             console.print(grid)
             if short:
-                legend = [f"{c.short}: {c.meaning or c.header}" for c in cols if c.short]
-                _packed(console, legend, width, indent="", sep="; ", style="dim")
+                legend = [
+                    str(T_("{short}: {meaning}", short=c.short, meaning=c.meaning or c.header))
+                    for c in cols
+                    if c.short
+                ]
+                sep = " ; " if current() == "fr" else "; "
+                _packed(console, legend, width, indent="", sep=sep, style="dim")
             return "short" if short else "full"
     for row in rows:
         head = joiner.join(c for c in row[:key] if c)

@@ -3,14 +3,14 @@ file. It parses, asks :mod:`arbitre.imports`, writes and prints; no rule lives h
 
 from __future__ import annotations
 
-import dataclasses
+import functools
 import json
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
-import yaml
 
+from arbitre.constants import DEFAULT_THICKNESS
 from arbitre.errors import RulesError
 from arbitre.faces.cli.common import (
     IO_PANEL,
@@ -22,14 +22,25 @@ from arbitre.faces.cli.common import (
     print_json,
     write_text,
 )
-from arbitre.imports import DEFAULT_THICKNESS, import_scene
-from arbitre.rules import find_ruleset
+from arbitre.i18n import T_
+
+if TYPE_CHECKING:
+    import yaml
 
 PANEL = "Import"
 
 
-class _Dumper(yaml.SafeDumper):
-    """YAML with points on one line each (``[1.5, 2.0]``)."""
+@functools.cache
+def _dumper() -> type[yaml.SafeDumper]:
+    """YAML with points on one line each (``[1.5, 2.0]``); made when first used, so that
+    ``arbitre --help`` does not import yaml."""
+    import yaml
+
+    class _Dumper(yaml.SafeDumper):
+        """YAML with points on one line each (``[1.5, 2.0]``)."""
+
+    _Dumper.add_representer(list, _list)
+    return _Dumper
 
 
 def _list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
@@ -37,14 +48,13 @@ def _list(dumper: yaml.SafeDumper, data: list[Any]) -> yaml.Node:
     return dumper.represent_sequence("tag:yaml.org,2002:seq", data, flow_style=flow)
 
 
-_Dumper.add_representer(list, _list)
-
-
 def scenario_text(doc: dict[str, Any], path: Path) -> str:
     """The scenario document as the text of ``path``: JSON for ``.json``, else YAML."""
     if path.suffix.lower() == ".json":
         return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
-    return yaml.dump(doc, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=100)
+    import yaml
+
+    return yaml.dump(doc, Dumper=_dumper(), sort_keys=False, allow_unicode=True, width=100)
 
 
 def import_(
@@ -110,14 +120,23 @@ def import_(
     max_bytes: MaxBytesOpt = MAX_BYTES,
 ) -> None:
     """Make a scenario of a virtual tabletop scene: walls, doors, windows, tokens."""
+    from arbitre.imports import import_scene
+    from arbitre.rules import find_ruleset
+
     if max_bytes < 1:
-        raise RulesError(f"--max-bytes {max_bytes}: expected a number of bytes, at least 1")
+        raise RulesError(
+            T_("--max-bytes {value}: expected a number of bytes, at least 1", value=max_bytes)
+        )
     if output.suffix.lower() not in (".yaml", ".yml", ".json"):
-        raise RulesError(f"{output}: cannot write a scenario there; name it .yaml or .json")
+        raise RulesError(
+            T_("{file}: cannot write a scenario there; name it .yaml or .json", file=output)
+        )
     if source not in ("auto", "uvtt", "foundry"):
-        raise RulesError(f"--from {source!r}: expected uvtt, foundry or auto")
+        raise RulesError(T_("--from {value}: expected uvtt, foundry or auto", value=repr(source)))
     if objects not in ("cover", "blocks", "skip"):
-        raise RulesError(f"--objects {objects!r}: expected cover, blocks or skip")
+        raise RulesError(
+            T_("--objects {value}: expected cover, blocks or skip", value=repr(objects))
+        )
     named = None if rules.lower() == "none" else find_ruleset(rules).name
     kind: Literal["auto", "uvtt", "foundry"] = source  # type: ignore[assignment]
     what: Literal["cover", "blocks", "skip"] = objects  # type: ignore[assignment]
@@ -133,11 +152,11 @@ def import_(
     )
     write_text(output, scenario_text(done.document, output))
     if as_json:
-        print_json({"output": str(output), **dataclasses.asdict(done.summary)})
+        print_json({"output": str(output), **done.summary.to_json()})
         return
     for line in done.summary.lines():
         out.print(esc(line))
-    out.print(f"wrote {esc(output)}")
+    out.print(esc(str(T_("wrote {file}", file=output))))
 
 
 def register(app: typer.Typer) -> None:

@@ -4,7 +4,7 @@ prints or draws; no rule lives here)."""
 from __future__ import annotations
 
 import re
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -26,8 +26,11 @@ from arbitre.faces.cli.common import (
     print_reasons,
     write_picture,
 )
-from arbitre.maps import Raster, SightMap
-from arbitre.table import UNIT_MM, Table
+from arbitre.i18n import N_, T_, TN_, Num, Text, join
+
+if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
+    from arbitre.maps import Raster, SightMap
+    from arbitre.table import Table
 
 PANEL = "Every table"
 
@@ -37,9 +40,17 @@ _LENGTH = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z\"]*)\s*
 def parse_length(text: str, table: Table, what: str) -> float:
     """A length given on the command line, in mm: ``150mm``, ``6in``, ``6"``, ``15cm``,
     ``2toise``, or a bare number in the scenario's unit."""
+    from arbitre.table import UNIT_MM
+
     found = _LENGTH.match(text)
     if not found:
-        raise RulesError(f"{what} {text!r}: expected a length such as 6in, 150mm or 6")
+        raise RulesError(
+            T_(
+                "{what} {text}: expected a length such as 6in, 150mm or 6",
+                what=what,
+                text=repr(text),
+            )
+        )
     value, unit = float(found.group(1)), found.group(2)
     if unit in ("", table.unit.name):
         return table.unit.to_mm(value)
@@ -48,8 +59,16 @@ def parse_length(text: str, table: Table, what: str) -> float:
     if unit == "toise" and table.toise:
         return value * table.toise
     if unit not in UNIT_MM:
-        known = ", ".join([*UNIT_MM, *(["toise"] if table.toise else [])])
-        raise RulesError(f"{what} {text!r}: unknown unit {unit!r} (units: {known})")
+        known = join([*UNIT_MM, *(["toise"] if table.toise else [])])
+        raise RulesError(
+            T_(
+                "{what} {text}: unknown unit {unit} (units: {known})",
+                what=what,
+                text=repr(text),
+                unit=repr(unit),
+                known=known,
+            )
+        )
     return value * UNIT_MM[unit]
 
 
@@ -133,40 +152,77 @@ def map_command(
         return
     _print(m, raster)
     if output is not None:
-        out.print(f"wrote {esc(output)}")
+        out.print(esc(str(T_("wrote {file}", file=output))))
 
 
 def _print(m: SightMap, raster: Raster | None) -> None:
     """The map for people: how much of the table each number of enemies sees, the best
     spot, the method."""
     unit = m.table.unit
-    who = m.model if m.model != "(here)" else f"a {unit.length(2 * m.radius)} base of {m.side}"
-    out.print(f"[bold]{esc(who)}[/] against {len(m.shooters)} enemies ({esc(m.rules)})")
+    who: Text | str = m.model
+    if m.model == "(here)":
+        who = T_("a {base} base of {side}", base=unit.measure(2 * m.radius), side=m.side)
+    bold = f"[bold]{esc(str(who))}[/]"
+    head = TN_(
+        "{who} against {n} enemies ({rules})",
+        "{who} against {n} enemies ({rules})",
+        "n",
+        who=bold,
+        n=len(m.shooters),
+        rules=esc(m.rules),
+    )
+    out.print(str(head))
     print_reasons(m.reasons)
     total = m.table.width * m.table.depth
     by: dict[int, float] = {}
     for face in m.faces:
         by[len(face.seen_by)] = by.get(len(face.seen_by), 0.0) + face.shape.area
     for seen, area in sorted(by.items()):
-        out.print(f"  seen by {seen}: {area / total:.1%} of the table")
+        _line(
+            TN_(
+                "seen by {seen}: {share}% of the table",
+                "seen by {seen}: {share}% of the table",
+                "seen",
+                seen=seen,
+                share=_percent(area / total),
+            )
+        )
     if m.reach is not None:
         r = m.reach
-        share = r.region.area / total
-        out.print(f"  reach {unit.length(r.length)}: {share:.1%} of the table")
+        share = _percent(r.region.area / total)
+        _line(T_("reach {reach}: {share}% of the table", reach=unit.measure(r.length), share=share))
         if r.best is not None and r.face is not None:
             face = m.faces[r.face]
-            names = ", ".join(f"{a} +{c}" for a, c in face.seen_by) or "no enemy"
-            out.print(
-                f"  best spot {unit.point(r.best.x, r.best.y)}, {unit.length(r.distance or 0)} "
-                f"away: seen by {esc(names)}"
+            names = join((f"{a} +{c}" for a, c in face.seen_by), empty=N_("no enemy"))
+            spot = T_(
+                "best spot {at}, {distance} away: seen by {names}",
+                at=unit.at(r.best.x, r.best.y),
+                distance=unit.measure(r.distance or 0),
+                names=names,
             )
+            _line(spot)
     if raster is not None:
         cells = raster.seen.size
         free = int((raster.seen == 0).sum())
-        out.print(
-            f"  grid {unit.length(raster.pitch)}: {cells} cells, {free} seen by no enemy "
-            "(each centre ruled exactly)"
+        grid = TN_(
+            "grid {pitch}: {cells} cells, {free} seen by no enemy (each centre ruled exactly)",
+            "grid {pitch}: {cells} cells, {free} seen by no enemy (each centre ruled exactly)",
+            "cells",
+            pitch=unit.measure(raster.pitch),
+            cells=cells,
+            free=free,
         )
+        _line(grid)
+
+
+def _line(text: Text) -> None:
+    """One indented line of the map's summary, in the language spoken."""
+    out.print(f"  {esc(str(text))}")
+
+
+def _percent(share: float) -> Num:
+    """A share as a percentage with one decimal ("6.8"; the sign is the message's)."""
+    return Num(100 * share, ".1f")
 
 
 def register(app: typer.Typer) -> None:

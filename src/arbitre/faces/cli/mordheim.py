@@ -9,7 +9,7 @@ print as one line with exit code 2.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -33,9 +33,13 @@ from arbitre.faces.cli.common import (
     warn,
 )
 from arbitre.faces.cli.grid import Col, print_grid
-from arbitre.rules import Answer
-from arbitre.rules.ruling import Margin
-from arbitre.table import MM, Unit
+from arbitre.i18n import N_, T_, Num, Text, _, current, number, unit_name
+from arbitre.vocabulary import test_words
+
+if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
+    from arbitre.rules import Answer
+    from arbitre.rules.ruling import Margin
+    from arbitre.table import Unit
 
 PANEL = "Mordheim"
 #: The mark of a close call (G8) beside a target's legality.
@@ -59,49 +63,66 @@ WeaponOpt = Annotated[
 ]
 
 
+def _colon() -> str:
+    """The colon after a label: French puts a space before it."""
+    return " : " if current() == "fr" else ": "
+
+
+def _pct(share: float) -> str:
+    """A share as a percentage, per language ("33%", "33 %")."""
+    return str(T_("{pct}%", pct=Num(share * 100, ".0f")))
+
+
 def _p(p: Fraction) -> str:
-    return f"{p} ({float(p):.0%})" if p not in (0, 1) else str(p)
+    return f"{p} ({_pct(float(p))})" if p not in (0, 1) else str(p)
 
 
-COLUMNS = (
-    Col("target"),
-    Col("seen", right=True),
-    Col("dist", right=True),
-    Col("range"),
-    Col("cover"),
-    Col("large", "lg", "large target (M10)"),
-    Col("need"),
-    Col("hit", right=True),
-    Col("on cover", "cov", "hit on the cover (M9)", right=True),
-    Col("miss", right=True),
-    Col("legal"),
-)
+def columns() -> tuple[Col, ...]:
+    """The columns of the targets table, headed in the current language."""
+    return (
+        Col(_("target")),
+        Col(_("seen"), right=True),
+        Col(_("dist"), right=True),
+        Col(_("range")),
+        Col(_("cover")),
+        Col(_("large"), _("lg"), _("large target (M10)")),
+        Col(_("need")),
+        Col(_("hit"), right=True),
+        Col(_("on cover"), _("cov"), _("hit on the cover (M9)"), right=True),
+        Col(_("miss"), right=True),
+        Col(_("legal")),
+    )
+
+
+def _range_cell(t: Any) -> str:
+    """M6 in a word: ``out``, ``long``, ``short``; ``-`` without a weapon."""
+    if t.in_range is None:
+        return "-"
+    if not t.in_range:
+        return _("out")
+    return _("long") if t.long_range else _("short")
 
 
 def _row(t: Any, unit: Unit) -> list[str]:
     """One target's cells: seen, distance, range, cover, large, need, odds, legality."""
-    rng = (
-        "-"
-        if t.in_range is None
-        else "out"
-        if not t.in_range
-        else ("long" if t.long_range else "short")
-    )
     odds = (
         ("-", "-", "-")
         if t.odds is None
         else (str(t.odds.hit), str(t.odds.hit_cover), str(t.odds.miss))
     )
+    yes, no, closest = _("yes"), _("no"), _("closest")
     legal = (
-        ("[bold magenta]closest[/]" if t.closest else "[green]yes[/]") if t.legal else "[red]no[/]"
+        (f"[bold magenta]{closest}[/]" if t.closest else f"[green]{yes}[/]")
+        if t.legal
+        else f"[red]{no}[/]"
     ) + (f" [yellow]{CLOSE_MARK}[/]" if t.margin.close else "")
     return [
         esc(t.target),
-        f"{t.visible_fraction:.0%}" if t.visible else "[red]no[/]",
-        f"{unit.from_mm(t.distance):.4g}",
-        rng,
-        esc(", ".join(t.cover_pieces) or "yes") if t.in_cover else "",
-        "yes" if t.large else "",
+        _pct(t.visible_fraction) if t.visible else f"[red]{no}[/]",
+        number(unit.from_mm(t.distance)),
+        _range_cell(t),
+        esc(", ".join(t.cover_pieces) or yes) if t.in_cover else "",
+        yes if t.large else "",
         esc(t.need_text or "-"),
         *odds,
         legal,
@@ -111,31 +132,48 @@ def _row(t: Any, unit: Unit) -> list[str]:
 def print_targets(answer: Answer, *, explain: bool) -> None:
     """The shooter's verdict (M1), then one row a target: facts, score, odds, legality;
     under it each target's deciding reasons (every reason with ``explain``)."""
+    from arbitre.table import MM
+
     ruling, unit = answer.ruling, answer.unit or MM
     w = ruling.weapon
-    arms = f"{esc(w.name)} {unit.length(w.range)}" if w and w.range else "no missile weapon"
-    verdict = "[green]may shoot[/]" if ruling.may_shoot else "[red]may not shoot[/]"
-    bs = "-" if ruling.bs is None else ruling.bs
-    out.print(f"[bold]{esc(ruling.shooter)}[/] ({esc(ruling.side)}), {arms}, BS {bs}: {verdict}")
-    print_reasons(ruling.reasons)
-    print_grid(
-        out,
-        COLUMNS,
-        [_row(t, unit) for t in ruling.targets],
-        title=f"Targets of {esc(ruling.shooter)}, nearest first (unit: {unit.name}; "
-        "hit, on cover, miss: exact odds)",
+    arms = (
+        f"{esc(w.name)} {esc(unit.measure(w.range).render())}"
+        if w and w.range
+        else _("no missile weapon")
     )
+    verdict = (
+        "[green]" + _("may shoot") + "[/]"
+        if ruling.may_shoot
+        else "[red]" + _("may not shoot") + "[/]"
+    )
+    bs = "-" if ruling.bs is None else ruling.bs
+    head = T_(
+        "{shooter} ({side}), {arms}, BS {bs}: {verdict}",
+        shooter=f"[bold]{esc(ruling.shooter)}[/]",
+        side=esc(ruling.side),
+        arms=arms,
+        bs=bs,
+        verdict=verdict,
+    )
+    out.print(str(head))
+    print_reasons(ruling.reasons)
+    title = T_(
+        "Targets of {shooter}, nearest first (unit: {unit}; hit, on cover, miss: exact odds)",
+        shooter=esc(ruling.shooter),
+        unit=unit_name(unit.name, current()),
+    )
+    print_grid(out, columns(), [_row(t, unit) for t in ruling.targets], title=str(title))
     if any(t.margin.close for t in ruling.targets):
-        out.print(
-            f"[yellow]{CLOSE_MARK}[/] close call: a move shorter than "
-            f"{esc(unit.length(_threshold(answer)))} may change it, measure with care (G8)",
-            soft_wrap=True,
+        note = T_(
+            "close call: a move shorter than {length} may change it, measure with care (G8)",
+            length=esc(unit.measure(_threshold(answer)).render()),
         )
+        out.print(f"[yellow]{CLOSE_MARK}[/] {note}", soft_wrap=True)
     if explain:
         print_margin(ruling.margin, unit, "")
     for t in ruling.targets:
-        verdict = "[green]legal[/]" if t.legal else "[red]not legal[/]"
-        out.print(f"[bold]{esc(t.target)}[/]: {verdict}")
+        verdict = "[green]" + _("legal") + "[/]" if t.legal else "[red]" + _("not legal") + "[/]"
+        out.print(f"[bold]{esc(t.target)}[/]{_colon()}{verdict}")
         print_reasons(t.reasons if explain else t.deciding, "    ")
         if explain:
             print_margin(t.margin, unit, "    ")
@@ -151,37 +189,64 @@ def print_margin(margin: Margin, unit: Unit, indent: str) -> None:
     """G8: the margin of a ruling, the test it names, and a mark on a close call."""
     if margin.mm is None:
         return
-    test = f" ({esc(margin.test)})" if margin.test else ""
-    close = f" [yellow]{CLOSE_MARK} close call[/]" if margin.close else ""
-    out.print(f"{indent}  [dim]G8 [/] margin {esc(unit.length(margin.mm))}{test}{close}")
+    test = f" ({esc(test_words(margin.test))})" if margin.test else ""
+    close = f" [yellow]{CLOSE_MARK} " + _("close call") + "[/]" if margin.close else ""
+    words = T_("margin {length}", length=esc(unit.measure(margin.mm).render()))
+    out.print(f"{indent}  [dim]G8 [/] {words}{test}{close}")
 
 
 def print_shot(answer: Answer) -> None:
     """The dice rolled, the outcome, the odds it had, and why (M4, M6, M7, M9, M11)."""
+    from arbitre.i18n import semicolons
+    from arbitre.table import MM
+
     result = answer.ruling
-    out.print(
-        f"[bold]{esc(result.shooter)}[/] shoots [bold]{esc(result.target)}[/] "
-        f"with {esc(result.weapon)}"
+    head = T_(
+        "{shooter} shoots {target} with {weapon}",
+        shooter=f"[bold]{esc(result.shooter)}[/]",
+        target=f"[bold]{esc(result.target)}[/]",
+        weapon=esc(result.weapon),
     )
+    out.print(str(head))
+    die, colon = _("die"), _colon()
+    d_ = "D" if current() == "fr" else "d"  # French writes dice D6 (seed 002: 1D6)
     for d in result.log.dice:
-        out.print(f"  die: {esc(d.label)}: d{d.sides} = [bold]{d.value}[/]")
+        label = esc(die_words(d.label))
+        out.print(f"  {die}{colon}{label}{colon}{d_}{d.sides} = [bold]{d.value}[/]")
     if not result.log.dice:
-        out.print("  no dice: out of range")
+        out.print("  " + _("no dice: out of range"))
     word = {
-        "hit": f"[green]HIT[/] {esc(result.hit)}",
-        "miss": "[red]MISS[/]",
-        "hit_cover": "[yellow]HIT THE COVER[/]",
+        "hit": "[green]" + _("HIT") + f"[/] {esc(result.hit)}",
+        "miss": "[red]" + _("MISS") + "[/]",
+        "hit_cover": "[yellow]" + _("HIT THE COVER") + "[/]",
     }[result.outcome]
-    out.print(f"  result: {word}" + (" (automatic: out of range)" if result.automatic else ""))
+    automatic = " (" + _("automatic: out of range") + ")" if result.automatic else ""
+    out.print("  " + _("result") + f"{colon}{word}{automatic}")
     odds = result.odds
     shares = odds.allocation if len(odds.allocation) > 1 else ()
-    out.print(
-        f"  odds: hit {_p(odds.hit)}, cover {_p(odds.hit_cover)}, miss {_p(odds.miss)}"
-        + "".join(f"; {esc(m)} {_p(p)}" for m, p in shares)
+    line = T_(
+        "odds: hit {hit}, cover {cover}, miss {miss}",
+        hit=_p(odds.hit),
+        cover=_p(odds.hit_cover),
+        miss=_p(odds.miss),
     )
+    out.print(f"  {semicolons([line, *(f'{esc(m)} {_p(p)}' for m, p in shares)])}")
     out.print(f"  {seed_line(result.seed)}")
     print_reasons(result.reasons)
     print_margin(result.margin, answer.unit or MM, "")
+
+
+#: The roll log's die labels (English labels, kept as they are in JSON), for people.
+DIE_LABELS = {"M7 to-hit ": N_("M7 to-hit {who}"), "M4 hit goes to ": N_("M4 hit goes to {faces}")}
+
+
+def die_words(label: str) -> str:
+    """A die's label in the current language ("M7 to-hit a->b": "M7 pour toucher a->b")."""
+    for prefix, msgid in DIE_LABELS.items():
+        if label.startswith(prefix):
+            key = "who" if "{who}" in msgid else "faces"
+            return str(Text(msgid, ((key, label[len(prefix) :]),)))
+    return label
 
 
 def targets(

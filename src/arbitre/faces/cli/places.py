@@ -9,12 +9,13 @@ fields; no rule lives here. ``arbitre render MAP -o map.svg`` draws a map of pla
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from arbitre.faces.cli.common import (
     MAX_BYTES,
+    ExplainOpt,
     FileArg,
     JsonOpt,
     MaxBytesOpt,
@@ -27,9 +28,27 @@ from arbitre.faces.cli.common import (
     show,
 )
 from arbitre.faces.cli.grid import Col, print_grid
-from arbitre.rules import Answer
+from arbitre.i18n import T_, TN_, _
+
+if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
+    from arbitre.places import Named
+    from arbitre.rules import Answer
 
 PANEL = "Places"
+
+
+def _cover() -> Named:
+    """A place's cover (seed 003: "couverture"; the catalogue's "cover" is the tables')."""
+    from arbitre.places import Named
+
+    return Named("cover", "couverture")
+
+
+def __getattr__(name: str) -> object:
+    """``COVER``, :func:`_cover`, made when first asked (it needs :mod:`arbitre.places`)."""
+    if name == "COVER":
+        return _cover()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _way_text(way: Any) -> str:
@@ -41,26 +60,41 @@ def _way_text(way: Any) -> str:
     return text
 
 
+def _bold(text: str) -> str:
+    return f"[bold]{text}[/]"
+
+
 def _texts(effects: Any) -> str:
     return esc("; ".join(e.text for e in effects))
 
 
-def print_move(answer: Answer) -> None:
-    """The places reachable, one row per best way (P3-P4)."""
-    ruling = answer.ruling
-    out.print(
-        f"[bold]{ruling.unit}[/] on [bold]{ruling.start}[/]: {ruling.points} movement points "
-        "(P3-P4)"
-    )
-    bleeding = any(w.bleeding for w in ruling.ways)
-    cols = [
-        Col("place"),
-        Col("points left", "left"),
-        Col("exhaustion", "exh"),
-        *((Col("bleeding", "bl"),) if bleeding else ()),
-        Col("way"),
-        Col("gains on arrival", "gains"),
+def _move_cols(bleeding: bool) -> list[Col]:
+    """The columns of the move table, in the language spoken."""
+    return [
+        Col(_("place")),
+        Col(_("points left"), _("left")),
+        Col(_("exhaustion"), _("exh")),
+        *((Col(_("bleeding"), _("bl")),) if bleeding else ()),
+        Col(_("way")),
+        Col(_("gains on arrival"), _("gains")),
     ]
+
+
+def print_move(answer: Answer, *, explain: bool = False) -> None:
+    """The places reachable, one row per best way (P3-P4); with ``explain``, each way's
+    reasons step by step under the table."""
+    ruling = answer.ruling
+    unit, start = _bold(ruling.unit), _bold(ruling.start)
+    head = TN_(
+        "{unit} on {place}: {points} movement points (P3-P4)",
+        "{unit} on {place}: {points} movement points (P3-P4)",
+        "points",
+        unit=unit,
+        place=start,
+        points=ruling.points,
+    )
+    out.print(str(head))
+    bleeding = any(w.bleeding for w in ruling.ways)
     rows = [
         [
             esc(w.place),
@@ -73,67 +107,109 @@ def print_move(answer: Answer) -> None:
         for w in ruling.ways
     ]
     if rows:
-        print_grid(out, cols, rows, key=1)
+        print_grid(out, _move_cols(bleeding), rows, key=1)
     else:
-        out.print("  no place within reach")
+        out.print("  " + _("no place within reach"))
     traded = [p for p in ruling.places if len(ruling.ways_to(p)) > 1]
     if traded:
-        out.print(f"  more than one way to {', '.join(traded)}: less exhaustion costs more points")
+        more = T_(
+            "more than one way to {places}: less exhaustion costs more points",
+            places=", ".join(traded),
+        )
+        out.print(f"  {more}")
     print_reasons(ruling.reasons)
+    if explain:
+        for w in ruling.ways:
+            out.print(f"  {_way_text(w)}")
+            print_reasons(w.reasons, "    ")
+
+
+def _crossed(c: Any, places: list[Any]) -> str:
+    """A row's name in the shot table: a junction (indented), or a place and its role."""
+    if c.kind == "junction":
+        name = f"  {esc(c.name)} ({esc(c.id)})"
+        return name + (_(", no shots across") if c.blocks else "")
+    role = _("shooter") if c is places[0] else _("target") if c is places[-1] else ""
+    return esc(c.id) + (f" ({role})" if role else "")
 
 
 def print_shot(answer: Answer) -> None:
     """What the shot crosses, what each adds to the reduction, or the refusals (P5)."""
     ruling = answer.ruling
-    verdict = "[green]can shoot[/]" if ruling.allowed else "[red]cannot shoot[/]"
-    out.print(f"[bold]{ruling.shooter}[/] -> [bold]{ruling.target}[/]: {verdict}")
+    verdict = _("can shoot") if ruling.allowed else _("cannot shoot")
+    verdict = f"[green]{verdict}[/]" if ruling.allowed else f"[red]{verdict}[/]"
+    shooter, target = _bold(ruling.shooter), _bold(ruling.target)
+    head = T_("{shooter} -> {target}: {verdict}", shooter=shooter, target=target, verdict=verdict)
+    out.print(str(head))
     if ruling.way:
         places = [c for c in ruling.way if c.kind == "place"]
-        rows = []
-        for c in ruling.way:
-            if c.kind == "junction":
-                name = f"  {esc(c.name)} ({esc(c.id)})" + (", no shots across" if c.blocks else "")
-            else:
-                role = " (shooter)" if c is places[0] else " (target)" if c is places[-1] else ""
-                name = esc(c.id) + role
-            rows.append([name, str(c.cover), "" if c.adds is None else str(c.adds)])
-        print_grid(out, [Col("crossed"), Col("cover"), Col("counts")], rows, key=1)
+        rows = [
+            [_crossed(c, places), str(c.cover), "" if c.adds is None else str(c.adds)]
+            for c in ruling.way
+        ]
+        cols = [Col(_("crossed")), Col(str(_cover())), Col(_("counts"))]
+        print_grid(out, cols, rows, key=1)
     if ruling.allowed:
-        extra = f", range {ruling.range_bonus:+d}" if ruling.range_bonus else ""
-        out.print(f"  attack score -{ruling.reduction} (counting {ruling.counting}){extra}")
+        bonus = f"{ruling.range_bonus:+d}"
+        extra = T_(", range {range}", range=bonus) if ruling.range_bonus else ""
+        if ruling.counting == "encumbrance":
+            total = T_("attack score -{n} (counting encumbrance)", n=ruling.reduction)
+        else:
+            total = T_("attack score -{n} (counting cover)", n=ruling.reduction)
+        out.print(f"  {total}{extra}")
+    refused = _("refused")
     for r in ruling.refusals:
-        out.print(f"  [red]refused[/] [dim]{r.rule}[/] {r.text}")
+        out.print(f"  [red]{refused}[/] [dim]{r.rule}[/] {r.text}")
     print_reasons(ruling.reasons)
+
+
+def _neighbour(n: Any) -> str:
+    """A neighbour of a place, and the junctions on the way there (P1, P4)."""
+    across = ", ".join(f"{j.kind} ({j.id})" for j in n.junctions)
+    if across:
+        return str(T_("next to {place} across {junctions}", place=n.place, junctions=across))
+    return str(T_("next to {place}", place=n.place))
 
 
 def print_place(answer: Answer) -> None:
     """A place's characteristics, effects, units, and what arriving now gives (P2, P6)."""
     ruling = answer.ruling
     kind = f" ({ruling.type})" if ruling.type and ruling.type != ruling.name else ""
-    parent = f", parent element {ruling.parent}" if ruling.parent else ""
-    out.print(
-        f"[bold]{ruling.place}[/]: {ruling.name}{kind}: encumbrance {ruling.encumbrance}, "
-        f"cover {ruling.cover}{parent}"
+    parent = T_(", parent element {parent}", parent=ruling.parent) if ruling.parent else ""
+    head = T_(
+        "{place}: {name}{kind}: encumbrance {encumbrance}, cover {cover}{parent}",
+        place=_bold(ruling.place),
+        name=ruling.name,
+        kind=kind,
+        encumbrance=ruling.encumbrance,
+        cover=ruling.cover,
+        parent=parent,
     )
+    out.print(str(head))
     for e in ruling.effects:
-        out.print(f"  effect: {e.text} [dim]({e.effect.source})[/]")
+        out.print(
+            "  " + str(T_("effect: {effect}", effect=e.text)) + f" [dim]({e.effect.source})[/]"
+        )
     for n in ruling.neighbours:
-        across = ", ".join(f"{j.kind} ({j.id})" for j in n.junctions)
-        out.print(f"  next to {n.place}" + (f" across {across}" if across else ""))
+        out.print(f"  {_neighbour(n)}")
     if ruling.occupants:
         rows = [
             [esc(o.unit), esc(o.side), str(o.arrived), str(o.obstruction), _texts(o.effects)]
             for o in ruling.occupants
         ]
         cols = [
-            Col("unit"),
-            Col("side"),
-            Col("arrived", "arr"),
-            Col("obstruction", "obs"),
-            Col("holds"),
+            Col(_("unit")),
+            Col(_("side")),
+            Col(_("arrived"), _("arr")),
+            Col(_("obstruction"), _("obs")),
+            Col(_("holds")),
         ]
-        print_grid(out, cols, rows, title="units here, first arrived first", key=1)
-    out.print(f"  a unit arriving now gets: {_texts(ruling.arriving) or 'nothing'}")
+        print_grid(out, cols, rows, title=_("units here, first arrived first"), key=1)
+    gets = _texts(ruling.arriving)
+    if gets:
+        out.print("  " + str(T_("a unit arriving now gets: {effects}", effects=gets)))
+    else:
+        out.print("  " + _("a unit arriving now gets: nothing"))
     print_reasons(ruling.reasons)
 
 
@@ -149,13 +225,14 @@ def register(app: typer.Typer) -> None:
         ] = None,
         option: OptionOpt = None,
         as_json: JsonOpt = False,
+        explain: ExplainOpt = False,
         max_bytes: MaxBytesOpt = MAX_BYTES,
     ) -> None:
         """Every place a unit can end its move on: points left, exhaustion, the way (P3-P4)."""
-        _, answer = ask_file(
+        _table, answer = ask_file(
             file, "move", option=option, max_bytes=max_bytes, unit=unit, points=points
         )
-        show(answer, as_json, print_move)
+        show(answer, as_json, lambda a: print_move(a, explain=explain))
 
     def shot(
         file: FileArg,
@@ -166,7 +243,7 @@ def register(app: typer.Typer) -> None:
         max_bytes: MaxBytesOpt = MAX_BYTES,
     ) -> None:
         """The places a shot crosses, what each counts, the attack score reduction (P5)."""
-        _, answer = ask_file(
+        _table, answer = ask_file(
             file, "shot", option=option, max_bytes=max_bytes, shooter=shooter, target=target
         )
         show(answer, as_json, print_shot)
@@ -179,7 +256,7 @@ def register(app: typer.Typer) -> None:
         max_bytes: MaxBytesOpt = MAX_BYTES,
     ) -> None:
         """A place's effective characteristics and what a unit arriving now gets (P2, P6)."""
-        _, answer = ask_file(file, "place", option=option, max_bytes=max_bytes, place=place)
+        _table, answer = ask_file(file, "place", option=option, max_bytes=max_bytes, place=place)
         show(answer, as_json, print_place)
 
     for fn in (move, shot, place):

@@ -4,14 +4,13 @@
 from __future__ import annotations
 
 import sys
-import threading
-import webbrowser
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from arbitre.faces.cli.common import command, load_file
+from arbitre.i18n import T_
 
 PANEL = "Tables"
 #: Where the page is served unless ``--host`` says otherwise: this machine only.
@@ -49,13 +48,28 @@ def serve(
     app = create_app(None if file is None else str(file), warm=True)
     if host != LOCAL:
         print(
-            f"arbitre: warning: serving on {host}: anyone who can reach this machine on port "
-            f"{port} can open the page and save over {file or 'nothing'} (no password)",
+            T_(
+                "arbitre: warning: serving on {host}: anyone who can reach this machine on port "
+                "{port} can open the page and save over {file} (no password)",
+                host=host,
+                port=port,
+                file=file or T_("nothing"),
+            ),
             file=sys.stderr,
         )
     url = f"http://{'localhost' if host in (LOCAL, '0.0.0.0') else host}:{port}/"
-    print(f"arbitre: serving {file or 'the demo'} at {url} (Ctrl-C stops)", file=sys.stderr)
+    print(
+        T_(
+            "arbitre: serving {file} at {url} (Ctrl-C stops)",
+            file=file or T_("the demo"),
+            url=url,
+        ),
+        file=sys.stderr,
+    )
     if open_page:
+        import threading
+        import webbrowser
+
         threading.Timer(0.8, webbrowser.open, args=(url,)).start()
     uvicorn.run(
         app,

@@ -6,11 +6,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from arbitre import scenario
 from arbitre.errors import RulesError
 from arbitre.faces.cli.common import (
     IO_PANEL,
@@ -36,11 +35,13 @@ from arbitre.faces.cli.common import (
     write_picture,
 )
 from arbitre.faces.cli.grid import Col, print_grid
-from arbitre.places import PlaceMap
-from arbitre.rules import RULESETS, Answer, ask, check_options, find_ruleset
-from arbitre.rules.ruling import LosRuling
-from arbitre.rules.schema import output_schema
-from arbitre.table import MM
+from arbitre.i18n import T_, TN_, Num, Text, _, join
+from arbitre.vocabulary import test_words
+
+if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
+    from arbitre.rules import Answer
+    from arbitre.rules.ruling import LosRuling
+    from arbitre.table import Table, Unit
 
 PANEL = "Tables"
 DEMO = "frostgrave-demo.yaml"
@@ -54,50 +55,92 @@ def print_los(answer: Answer, *, explain: bool = False) -> None:
     """A table of rulings: one row a pair, the rules and pieces that decided it; close
     calls (G8, ``ruling.margin.close``) marked, with a footnote, and with ``explain``
     each ruling's reasons and margin."""
+    from arbitre.table import MM
+
     rulings: Sequence[LosRuling] = answer.rulings
     unit = answer.unit or MM
     cols = (
-        Col("shooter"),
-        Col("target"),
-        Col("visible", "vis"),
-        Col("cover", "cov", right=True),
-        Col("base seen", "seen", right=True),
-        Col("because"),
+        Col(_("shooter")),
+        Col(_("target")),
+        Col(_("visible"), _("vis")),
+        Col(_("cover"), _("cov"), right=True),
+        Col(_("base seen"), _("seen"), right=True),
+        Col(_("because")),
     )
+    yes, no, clear = _("yes"), _("no"), _("clear")
     rows = [
         [
             esc(r.shooter),
             esc(r.target),
-            ("[green]yes[/]" if r.visible else "[red]no[/]") + _close_mark(r),
+            (f"[green]{yes}[/]" if r.visible else f"[red]{no}[/]") + _close_mark(r),
             f"+{r.cover}" if r.cover else ("0" if r.visible else "-"),
-            "" if r.visible_fraction is None else f"{r.visible_fraction:.0%}",
-            esc(r.because or "clear"),
+            "" if r.visible_fraction is None else percent(r.visible_fraction),
+            esc(clear if r.because in ("", "clear") else r.because),
         ]
         for r in rulings
     ]
-    title = f"Lines of sight ({answer.rules}, {len(rulings)} pairs)"
-    print_grid(out, cols, rows, title=title, key=2, joiner=" -> ")
+    n = len(rulings)
+    title = TN_(
+        "Lines of sight ({rules}, {n} pair)",
+        "Lines of sight ({rules}, {n} pairs)",
+        "n",
+        rules=answer.rules,
+        n=n,
+    )
+    print_grid(out, cols, rows, title=str(title), key=2, joiner=" -> ")
     if any(r.margin.close for r in rulings):
         given = answer.options.get("close_call", 2.0)
         mm = float(given) if isinstance(given, int | float) else 2.0
-        threshold = MM.length(mm) + ("" if unit.mm == 1.0 else f" ({unit.length(mm)})")
-        out.print(
-            f"[yellow]{CLOSE_MARK}[/] close call: margin below {esc(threshold)}, "
-            "measure with care (G8)",
-            soft_wrap=True,
-        )
+        out.print(f"[yellow]{CLOSE_MARK}[/] {esc(_close_words(mm, unit))}", soft_wrap=True)
     if explain:
         for r in rulings:
-            out.print(
-                f"[bold]{esc(r.shooter)} -> {esc(r.target)}[/]: "
-                f"{'visible' if r.visible else 'not visible'}"
-                + (f", cover +{r.cover}" if r.cover else "")
-            )
+            out.print(_ruling_head(r))
             print_reasons(r.reasons)
             if r.margin.mm is not None:
-                close = f" [yellow]{CLOSE_MARK} close call[/]" if r.margin.close else ""
-                test = f" ({esc(r.margin.test)})" if r.margin.test else ""
-                out.print(f"  [dim]G8 [/] margin {esc(unit.length(r.margin.mm))}{test}{close}")
+                out.print(f"  [dim]G8 [/] {_margin_words(r, unit)}")
+
+
+def percent(share: float) -> str:
+    """A share as a whole percentage in the current language ("86%", "86 %")."""
+    return str(T_("{share}%", share=Num(share * 100, ".0f")))
+
+
+def _close_words(mm: float, unit: Unit) -> Text:
+    """The close-call footnote (G8): the threshold in mm, and in the report unit too."""
+    from arbitre.table import MM
+
+    if unit.mm == 1.0:
+        return T_(
+            "close call: margin below {threshold}, measure with care (G8)",
+            threshold=MM.measure(mm),
+        )
+    return T_(
+        "close call: margin below {threshold} ({length}), measure with care (G8)",
+        threshold=MM.measure(mm),
+        length=unit.measure(mm),
+    )
+
+
+def _ruling_head(r: LosRuling) -> str:
+    """The head line of a ruling's explanation: the pair, visible or not, the cover."""
+    pair = f"[bold]{esc(r.shooter)} -> {esc(r.target)}[/]"
+    if not r.visible:
+        return str(T_("{pair}: not visible", pair=pair))
+    if r.cover:
+        return str(T_("{pair}: visible, cover +{cover}", pair=pair, cover=r.cover))
+    return str(T_("{pair}: visible", pair=pair))
+
+
+def _margin_words(r: LosRuling, unit: Unit) -> str:
+    """The G8 line of a ruling's explanation: its margin, the test named for people, and
+    the close-call mark."""
+    assert r.margin.mm is not None
+    words = esc(T_("margin {length}", length=unit.measure(r.margin.mm)))
+    if r.margin.test:
+        words += f" ({esc(test_words(r.margin.test))})"
+    if r.margin.close:
+        words += f" [yellow]{CLOSE_MARK} {esc(_('close call'))}[/]"
+    return words
 
 
 def _close_mark(r: LosRuling) -> str:
@@ -139,6 +182,8 @@ def los(
     quiet: QuietOpt = False,
 ) -> None:
     """Rule every line of sight asked: visible or not, the cover, and why."""
+    from arbitre.rules import ask
+
     table = load_table(file, "los", max_bytes)
     warn(table, quiet)
     answer = ask(
@@ -170,13 +215,15 @@ def render(
     from arbitre.faces.svg.overlays import overlays
     from arbitre.faces.svg.places import render_places
     from arbitre.faces.svg.table import render_table
+    from arbitre.places import PlaceMap
+    from arbitre.rules import ask, find_ruleset
 
     check_picture(output)
     subject = load_file(file, max_bytes)
     options = option_pairs(option)
     if isinstance(subject, PlaceMap):
         write_picture(output, render_places(subject, options=options))
-        out.print(f"wrote {esc(output)}")
+        out.print(esc(T_("wrote {path}", path=output)))
         return
     svg_rules, answer = None, None
     if shooter is not None:
@@ -192,14 +239,17 @@ def render(
         centre_lines=svg_rules is None or svg_rules.sight != "S3",
     )
     write_picture(output, svg)
-    out.print(f"wrote {esc(output)}")
+    out.print(esc(T_("wrote {path}", path=output)))
 
 
 def validate(file: FileArg, max_bytes: MaxBytesOpt = MAX_BYTES, quiet: QuietOpt = False) -> None:
     """Check a scenario file: every problem any command would refuse, with its path (exit
     2 if any); then the warnings, plausible mistakes that stop nothing."""
+    from arbitre.places import PlaceMap
+    from arbitre.rules import RULESETS, check_options, find_ruleset
+
     subject = load_file(file, max_bytes)
-    problems: list[str] = []
+    problems: list[str | Text] = []
     rules = getattr(subject, "rules", None)
     try:
         if rules:
@@ -211,14 +261,37 @@ def validate(file: FileArg, max_bytes: MaxBytesOpt = MAX_BYTES, quiet: QuietOpt 
         if ruleset.check is not None:
             problems.extend(ruleset.check(subject))
     if problems:
-        raise RulesError(f"{file}: " + "; ".join(problems))
+        raise RulesError(T_("{file}: {problems}", file=file, problems=join(problems, sep="; ")))
     warn(subject, quiet)
     if isinstance(subject, PlaceMap):
-        out.print(f"{esc(file)}: ok (a map of {len(subject.places)} places)")
-    else:
-        out.print(
-            f"{esc(file)}: ok ({len(subject.models)} models, {len(subject.terrain)} terrain pieces)"
+        n = len(subject.places)
+        ok = TN_(
+            "{file}: ok (a map of {n} place)",
+            "{file}: ok (a map of {n} places)",
+            "n",
+            file=file,
+            n=n,
         )
+    else:
+        ok = T_(
+            "{file}: ok ({models}, {terrain})",
+            file=file,
+            models=_models(subject),
+            terrain=_pieces(subject),
+        )
+    out.print(esc(ok))
+
+
+def _models(table: Table) -> Text:
+    """How many models a table has, in words."""
+    n = len(table.models)
+    return TN_("{n} model", "{n} models", "n", n=n)
+
+
+def _pieces(table: Table) -> Text:
+    """How many terrain pieces a table has, in words."""
+    n = len(table.terrain)
+    return TN_("{n} terrain piece", "{n} terrain pieces", "n", n=n)
 
 
 def schema(
@@ -228,6 +301,9 @@ def schema(
     ] = False,
 ) -> None:
     """Print the JSON Schema of scenario files (or, with --output, of JSON output)."""
+    from arbitre import scenario
+    from arbitre.rules.schema import output_schema
+
     print_json(output_schema() if output else scenario.json_schema())
 
 
@@ -245,7 +321,9 @@ def demo(
     option: OptionOpt = None,
 ) -> None:
     """Rule the bundled example table: one side's lines of sight against the other's."""
+    from arbitre import scenario
     from arbitre.faces.svg.table import render_table
+    from arbitre.rules import ask
 
     check_picture(output)
     source = resources.files("arbitre") / "data" / DEMO
@@ -256,11 +334,12 @@ def demo(
     answer = ask(
         table, "los", options=option_pairs(option), shooter=tuple(shooters), target=tuple(targets)
     )
-    out.print(
-        f"[bold]{esc(table.name)}[/] - {len(table.models)} models, "
-        f"{len(table.terrain)} terrain pieces"
+    name = f"[bold]{esc(table.name)}[/]"
+    head = T_(
+        "{name} - {models}, {terrain}", name=name, models=_models(table), terrain=_pieces(table)
     )
-    out.print(f"scenario: {esc(source)}")
+    out.print(str(head))
+    out.print(esc(T_("scenario: {path}", path=source)))
     print_los(answer)
     lead = shooters[0]
     write_picture(
@@ -269,10 +348,11 @@ def demo(
             table,
             rulings=[r for r in answer.rulings if r.shooter == lead],
             shooter=lead,
-            title=f"{table.name}: lines of sight of {lead}",
+            title=str(T_("{name}: lines of sight of {shooter}", name=table.name, shooter=lead)),
         ),
     )
-    out.print(f"drawn: {esc(output.resolve())} (lines of sight of {esc(lead)})")
+    drawn = T_("drawn: {path} (lines of sight of {shooter})", path=output.resolve(), shooter=lead)
+    out.print(esc(drawn))
 
 
 def register(app: typer.Typer) -> None:

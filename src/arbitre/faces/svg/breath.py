@@ -15,8 +15,9 @@ from typing import Any, TypeAlias
 from arbitre.faces.svg.draw import ring as circle_points
 from arbitre.faces.svg.table import SCREEN_PX, SHOOTER, Drawing, Overlay
 from arbitre.geometry import Point
+from arbitre.i18n import Num, _, current, number
 from arbitre.table import Table
-from arbitre.templates import Cone
+from arbitre.templates import Cone, Degrees
 
 #: The breath ruleset's values, read by field (a face imports no ruleset).
 BreathRuling: TypeAlias = Any
@@ -73,12 +74,12 @@ def breath_overlay(table: Table, ruling: BreathRuling) -> Overlay:
                 SHIELDED,
                 width=3.0,
                 dashed=True,
-                title=f"{ident}: shielded by large terrain (B3)",
+                title=_("{model}: shielded by large terrain (B3)").format(model=ident),
                 cls="breath-shielded",
             )
         )
-    title = f"Breath: {ruling.weapon.name}"
-    return Overlay(tuple(drawings), _legend(ruling), title if len(title) <= 28 else "Breath")
+    title = _("Breath: {weapon}").format(weapon=ruling.weapon.name)
+    return Overlay(tuple(drawings), _legend(ruling), title if len(title) <= 28 else _("Breath"))
 
 
 def _template(table: Table, ruling: BreathRuling, u: float) -> list[Drawing]:
@@ -87,11 +88,15 @@ def _template(table: Table, ruling: BreathRuling, u: float) -> list[Drawing]:
     t = ruling.template
     if isinstance(t, Cone):
         outline: tuple[Point, ...] = t.vertices
-        rim = "" if t.rim is None else f", apex at {t.rim:.4g} degrees on the rim"
-        name = f"breath cone, aimed at {t.angle:.4g} degrees{rim} (B1-B2)"
+        if t.rim is None:
+            name = _("breath cone, aimed at {angle} (B1-B2)").format(angle=Degrees(t.angle))
+        else:
+            name = _("breath cone, aimed at {angle}, apex at {rim} on the rim (B1-B2)").format(
+                angle=Degrees(t.angle), rim=Degrees(t.rim)
+            )
     else:
         outline = circle_points(t.centre, t.radius, 96)
-        name = "blast (B10)"
+        name = _("blast (B10)")
     drawings = [
         Drawing(
             outline,
@@ -113,7 +118,7 @@ def _template(table: Table, ruling: BreathRuling, u: float) -> list[Drawing]:
                 stroke=TEMPLATE_STROKE,
                 width_px=1.2,
                 dashed=True,
-                title="aim",
+                title=_("aim"),
                 cls="breath-axis",
             )
         )
@@ -126,7 +131,9 @@ def _template(table: Table, ruling: BreathRuling, u: float) -> list[Drawing]:
             stroke=SHOOTER,
             width_px=4.5,
             cls="breath-shooter",
-            title=f"{shooter.id} breathes {ruling.weapon.name}",
+            title=_("{shooter} breathes {weapon}").format(
+                shooter=shooter.id, weapon=ruling.weapon.name
+            ),
         )
     )
     return drawings
@@ -140,11 +147,13 @@ def _victim(
         rank = v.rank or 0
         label = str(rank) if not v.tied_with else f"{rank}-{rank + len(v.tied_with)}"
         label = rolled.get(v.id, label)
-        tip = f"{v.id}: victim {label}, mean HP lost {float(v.mean):.2f}"
+        tip = _("{model}: victim {label}, mean HP lost {mean}").format(
+            model=v.id, label=label, mean=Num(float(v.mean), ".2f").render()
+        )
         return [
             _mark(table, v.id, u, VICTIM, width=3.5, label=label, title=tip, cls="breath-victim")
         ]
-    spared = "B8: spared" if rolled_at_all else f"B8 {float(v.p_affected):.0%}"
+    spared = _("B8: spared") if rolled_at_all else f"B8 {_percent(float(v.p_affected))}"
     at = table.model(v.id).at
     links = [
         Drawing(
@@ -156,7 +165,7 @@ def _victim(
         )
         for src in v.via
     ]
-    tip = f"{v.id}: melee spill from {', '.join(v.via)} (B8)"
+    tip = _("{model}: melee spill from {via} (B8)").format(model=v.id, via=", ".join(v.via))
     return [
         *links,
         _mark(
@@ -175,18 +184,26 @@ def _victim(
 
 def _legend(ruling: BreathRuling) -> tuple[tuple[str, str, str], ...]:
     t, roll = ruling.template, ruling.roll
-    what = f"cone, aim {t.angle:.4g} deg (B1-B2)" if isinstance(t, Cone) else "blast (B10)"
-    legend = [("swatch", TEMPLATE_FILL, what), ("ring", SHOOTER, "shooter")]
-    legend.append(
-        ("ring", VICTIM, "victim: order (B7), -HP lost" if roll else "victim, nearest first (B7)")
-    )
+    if isinstance(t, Cone):
+        what = _("cone, aim {angle} deg (B1-B2)").format(angle=number(t.angle))
+    else:
+        what = _("blast (B10)")
+    legend = [("swatch", TEMPLATE_FILL, what), ("ring", SHOOTER, _("shooter"))]
+    victim = _("victim: order (B7), -HP lost") if roll else _("victim, nearest first (B7)")
+    legend.append(("ring", VICTIM, victim))
     if any(v.tied_with for v in ruling.victims) and roll is None:
-        legend.append(("ring", VICTIM, "2-3: tied, order drawn"))
+        legend.append(("ring", VICTIM, _("2-3: tied, order drawn")))
     if any(not v.in_area for v in ruling.victims):
-        legend.append(("dash", SPILL, "melee spill, chance (B8)"))
+        legend.append(("dash", SPILL, _("melee spill, chance (B8)")))
     if ruling.shielded:
-        legend.append(("dash", SHIELDED, "shielded by terrain (B3)"))
+        legend.append(("dash", SHIELDED, _("shielded by terrain (B3)")))
     return tuple(legend)
+
+
+def _percent(p: float) -> str:
+    """A whole percentage, in French with a space before %."""
+    text = f"{p:.0%}"
+    return text.replace("%", " %") if current() == "fr" else text
 
 
 def _rolled(roll: BreathRoll | None) -> dict[str, str]:

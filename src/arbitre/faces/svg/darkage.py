@@ -14,8 +14,10 @@ from arbitre.faces.svg.legend import AREA_OPACITY
 from arbitre.faces.svg.overlays import overlay_for
 from arbitre.faces.svg.table import Drawing, Overlay
 from arbitre.geometry import Point
+from arbitre.i18n import T_, _, current
 from arbitre.rules import ask
 from arbitre.table import Table
+from arbitre.vocabulary import SIZES
 
 WINDOW, WITNESS, CLOSED, SIZE = "#6a5acd", "#1b9e3e", "#d62020", "#4b3f8f"
 
@@ -45,8 +47,7 @@ def overlay(rulings: Sequence[Any], *, table: Table | None = None) -> Overlay:
                 fill_opacity=AREA_OPACITY,
                 width_px=1.0,
                 cls="window",
-                title=f"D3 window {r.shooter} - {r.target}"
-                + ("" if r.visible else " (closed, D4)"),
+                title=_window_title(r.shooter, r.target, r.visible),
             )
         )
         for side in (left, right):
@@ -61,21 +62,35 @@ def overlay(rulings: Sequence[Any], *, table: Table | None = None) -> Overlay:
                     stroke=WITNESS,
                     width_px=3.0,
                     cls="witness",
-                    title=f"clear line {r.shooter} -> {r.target}",
+                    title=str(T_("clear line {a} -> {b}", a=r.shooter, b=r.target)),
                 )
             )
     drawn = [r for r in rulings if r.window is not None]
-    legend = [("dash", WINDOW, "window sides (D3)")] if drawn else []
+    legend = [("dash", WINDOW, _("window sides (D3)"))] if drawn else []
     if any(r.visible for r in drawn):
-        legend += [("area", WITNESS, "window open (D3)")]
+        legend += [("area", WITNESS, _("window open (D3)"))]
     if any(r.witness is not None for r in drawn):
-        legend += [("line", WITNESS, "a clear line (D3)")]
+        legend += [("line", WITNESS, _("a clear line (D3)"))]
     if any(not r.visible for r in drawn):
-        legend += [("area", CLOSED, "window closed (D4)")]
+        legend += [("area", CLOSED, _("window closed (D4)"))]
     notes: tuple[tuple[str, str, str], ...] = ()
     if table is not None:
         things = [(m.id, m.size) for m in table.models] + [(t.id, t.size) for t in table.terrain]
-        notes = tuple((ident, size, SIZE) for ident, size in things)
+        notes = tuple((ident, _size(size), SIZE) for ident, size in things)
         if things:
-            legend += [("label", SIZE, f"{things[0][1]} size class (D4)")]
+            size = _size(things[0][1])
+            legend += [("label", SIZE, str(T_("{size} size class (D4)", size=size)))]
     return Overlay(tuple(drawings), tuple(legend), "Dark Age", notes=notes)
+
+
+def _size(size: str) -> str:
+    """A size class as the rulings word it: its id in English ("medium"), the seed's word
+    in French ("Moyen"); a size class of the table's own as it is named."""
+    return size if current() == "en" or size not in SIZES else _(SIZES[size])
+
+
+def _window_title(observer: str, target: str, visible: bool) -> str:
+    """The tooltip of a D3 window, in the language spoken."""
+    if visible:
+        return str(T_("D3 window {a} - {b}", a=observer, b=target))
+    return str(T_("D3 window {a} - {b} (closed, D4)", a=observer, b=target))

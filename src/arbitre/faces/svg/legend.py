@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from arbitre.faces.svg.draw import INK, f, text, width, xywh
 from arbitre.faces.svg.draw import circle as draw_circle
 from arbitre.geometry import Point
+from arbitre.i18n import Num, current, unit_name
 from arbitre.table import Table
 
 Row = tuple[str, str, str]
@@ -108,7 +109,8 @@ def _scale_bar(g: ET.Element, table: Table, x: float, y: float, u: float) -> Non
             "stroke-width": f(2 * u),
         },
     )
-    text(g, x, y + 14 * u, f"{bar:g} {table.unit.name}", 11 * u, anchor="start", halo=False)
+    words = f"{Num(bar, 'g')} {unit_name(table.unit.name, current(), bar)}"
+    text(g, x, y + 14 * u, words, 11 * u, anchor="start", halo=False)
 
 
 def nice_step(length: float, lines: int = 10) -> float:

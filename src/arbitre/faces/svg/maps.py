@@ -17,6 +17,7 @@ from shapely.geometry.base import BaseGeometry
 from arbitre.faces.svg.draw import f as _f
 from arbitre.faces.svg.table import SCREEN_PX, Drawing, Overlay, render_table
 from arbitre.geometry import Point
+from arbitre.i18n import N_, T_, TN_, Num, Text, _, join
 from arbitre.maps import SightMap
 
 SVG_NS = "http://www.w3.org/2000/svg"
@@ -46,18 +47,20 @@ def _path(shape: BaseGeometry) -> str:
 
 def _legend(m: SightMap) -> tuple[tuple[str, str, str], ...]:
     most = max((len(f.seen_by) for f in m.faces), default=0)
-    rows = [("swatch", _colour(0), "seen by no enemy")]
+    rows = [("swatch", _colour(0), _("seen by no enemy"))]
     for k in range(1, min(most, len(SEEN) - 1) + 1):
         more = "+" if k == len(SEEN) - 1 else ""
-        rows.append(("swatch", _colour(k), f"seen by {k}{more} {'enemy' if k == 1 else 'enemies'}"))
+        seen = TN_("seen by {k}{more} enemy", "seen by {k}{more} enemies", "k", k=k, more=more)
+        rows.append(("swatch", _colour(k), str(seen)))
     if any(f.least_cover for f in m.faces):
-        rows.append(("swatch", "url(#map-cover)", "cover from all who see it"))
+        rows.append(("swatch", "url(#map-cover)", _("cover from all who see it")))
     if any(not f.exact for f in m.faces) or not m.per_point.is_empty:
-        rows.append(("dash", "#555555", "ruled cell by cell"))
+        rows.append(("dash", "#555555", _("ruled cell by cell")))
     if m.reach is not None:
-        rows.append(("line", REACH, f"reach {m.table.unit.length(m.reach.length)}"))
+        reach = T_("reach {reach}", reach=m.table.unit.measure(m.reach.length))
+        rows.append(("line", REACH, str(reach)))
         if m.reach.best is not None:
-            rows.append(("disc", BEST, "best spot and its path"))
+            rows.append(("disc", BEST, _("best spot and its path")))
     return tuple(rows)
 
 
@@ -71,14 +74,17 @@ def _overlay(m: SightMap) -> Overlay:
         if m.reach.best is not None:
             path = m.reach.path
             drawings.append(Drawing(path, stroke=BEST, width_px=1.5, dashed=True))
+            best = _("best")
             drawings.append(
-                Drawing((m.reach.best,), stroke=BEST, fill=BEST, fill_opacity=1.0, label="best")
+                Drawing((m.reach.best,), stroke=BEST, fill=BEST, fill_opacity=1.0, label=best)
             )
-    who = m.model if m.model != "(here)" else f"a {2 * m.radius:g} mm base of {m.side}"
+    who: Text | str = m.model
+    if m.model == "(here)":
+        who = T_("a {base} mm base of {side}", base=Num(2 * m.radius, "g"), side=m.side)
     return Overlay(
         drawings=tuple(drawings),
         legend=_legend(m),
-        title=f"Where {who} can stand",
+        title=str(T_("Where {who} can stand", who=who)),
     )
 
 
@@ -135,8 +141,8 @@ def _faces(layer: ET.Element, m: SightMap, u: float) -> None:
             "stroke-width": _f(0.6 * u),
         }
         el = ET.SubElement(layer, "path", attrs | {"fill-rule": "evenodd"})
-        names = ", ".join(f"{a} +{c}" if c else a for a, c in face.seen_by) or "no enemy"
-        ET.SubElement(el, "title").text = f"seen by {names}"
+        names = join((f"{a} +{c}" if c else a for a, c in face.seen_by), empty=N_("no enemy"))
+        ET.SubElement(el, "title").text = str(T_("seen by {names}", names=names))
         if face.least_cover:
             ET.SubElement(
                 layer, "path", {"d": d, "fill": "url(#map-cover)", "fill-rule": "evenodd"}

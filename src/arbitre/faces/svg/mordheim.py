@@ -21,6 +21,7 @@ from arbitre.faces.svg.draw import ring as circle_points
 from arbitre.faces.svg.overlays import overlay_for
 from arbitre.faces.svg.table import COVERED, SCREEN_PX, Drawing, Overlay
 from arbitre.geometry import Point
+from arbitre.i18n import N_, T_, Text, _, current, semicolons, tr
 from arbitre.rules import ask
 from arbitre.table import MM, Table, Unit
 
@@ -51,11 +52,11 @@ def _ranges(table: Table, ruling: Any, unit: Unit) -> tuple[list[Drawing], list[
     w, at = ruling.weapon, table.model(ruling.shooter).at
     if w is None or ruling.range_ring is None:
         return drawings, legend
-    for ring, reach, colour, text in (
-        (ruling.range_ring, ruling.range, RANGE, "range"),
-        (ruling.half_range_ring, ruling.half_range, HALF_RANGE, "long beyond"),
+    for ring, reach, colour, msgid in (
+        (ruling.range_ring, ruling.range, RANGE, N_("range {span} (M6)")),
+        (ruling.half_range_ring, ruling.half_range, HALF_RANGE, N_("long beyond {span} (M6)")),
     ):
-        span = unit.length(reach)
+        text = str(Text(msgid, (("span", unit.measure(reach)),)))
         for arc in _on_table(table, circle_points(at, ring)):
             drawings.append(
                 Drawing(
@@ -63,11 +64,11 @@ def _ranges(table: Table, ruling: Any, unit: Unit) -> tuple[list[Drawing], list[
                     stroke=colour,
                     dashed=True,
                     width_px=2.0,
-                    title=f"{w.name}: {text} {span} (M6)",
+                    title=f"{w.name}{_colon()}{text}",
                     cls="mordheim-range",
                 )
             )
-        legend.append(("dash", colour, f"{text} {span} (M6)"))
+        legend.append(("dash", colour, text))
     return drawings, legend
 
 
@@ -88,7 +89,7 @@ def _fights(table: Table, ruling: Any, u: float) -> list[Drawing]:
                 stroke=FIGHT,
                 width_px=2.5,
                 dashed=True,
-                title=f"in close combat: {', '.join(group)} (M4)",
+                title=str(T_("in close combat: {ids} (M4)", ids=", ".join(group))),
                 cls="mordheim-fight",
             )
         )
@@ -107,7 +108,7 @@ def _target(table: Table, t: Any, u: float) -> list[Drawing]:
         if t.need_text is None
         else [f"M7 {t.need_text}" + ("" if t.odds is None else f", p {t.odds.hit}")]
     )
-    why = "; ".join([*score, *(f"{x.rule} {x.text}" for x in t.deciding)])
+    why = str(semicolons([*score, *(f"{x.rule} {x.text}" for x in t.deciding)]))
     drawn = [
         Drawing(
             circle_points(m.at, r),
@@ -115,11 +116,11 @@ def _target(table: Table, t: Any, u: float) -> list[Drawing]:
             stroke=colour,
             width_px=4.5 if t.closest else 3.0,
             dashed=not t.legal,
-            label=t.need_short or "?",
+            label=short_words(t.need_short) if t.need_short else "?",
             label_owner=t.target,
             label_towards=(0.0, -1.0),
             label_colour=colour,
-            title=f"{t.target}: {why}",
+            title=f"{t.target}{_colon()}{why}",
             cls=f"mordheim-target {kind}",
         )
     ]
@@ -130,7 +131,7 @@ def _target(table: Table, t: Any, u: float) -> list[Drawing]:
                 label=cover_text(t),
                 label_owner=t.target,
                 label_colour=COVER,
-                title=f"{t.target}: in cover (M8)",
+                title=str(T_("{target}: in cover (M8)", target=t.target)),
                 cls="mordheim-cover",
             )
         )
@@ -142,7 +143,21 @@ def cover_text(t: Any) -> str:
     (``-1``); the word ``cover`` where the ruling gives no modifiers."""
     mods = dict(getattr(t, "modifiers", ()) or ())
     value = mods.get("cover")
-    return "cover" if not isinstance(value, int) else f"{value:+d}"
+    return _("cover") if not isinstance(value, int) else f"{value:+d}"
+
+
+#: The ``need_short`` marks that are words.
+SHORT_WORDS = {"no hit": N_("no hit"), "out of range": N_("out of range")}
+
+
+def short_words(mark: str) -> str:
+    """A target's ``need_short`` mark (an English label: ``4+``, ``no hit``, ``out of
+    range``, ``6 then 4+``) in the current language."""
+    if mark in SHORT_WORDS:
+        return tr(SHORT_WORDS[mark])
+    if mark.startswith("6 then "):
+        return str(T_("6 then {score}+", score=mark[len("6 then ") : -1]))
+    return mark
 
 
 def overlay(table: Table, ruling: Any, unit: Unit = MM) -> Overlay:
@@ -151,7 +166,7 @@ def overlay(table: Table, ruling: Any, unit: Unit = MM) -> Overlay:
     drawings, legend = _ranges(table, ruling, unit)
     drawings += _fights(table, ruling, u)
     if ruling.fights:
-        legend.append(("dash", FIGHT, "close combat (M4)"))
+        legend.append(("dash", FIGHT, _("close combat (M4)")))
     seen = [t for t in ruling.targets if t.visible]
     for t in seen:
         drawings += _target(table, t, u)
@@ -160,40 +175,50 @@ def overlay(table: Table, ruling: Any, unit: Unit = MM) -> Overlay:
         (
             "note",
             LEGAL if ruling.may_shoot else REFUSED,
-            "may shoot (M1)" if ruling.may_shoot else "may NOT shoot (M1)",
+            _("may shoot (M1)") if ruling.may_shoot else _("may NOT shoot (M1)"),
         ),
     )
     if ruling.elevated:
         drawings.append(
             Drawing(
                 (),
-                label="elevated",
+                label=_("elevated"),
                 label_owner=ruling.shooter,
                 label_colour=ELEVATED,
-                title=f"{ruling.shooter} shoots from a height: free pick of targets (M5)",
+                title=str(
+                    T_(
+                        "{shooter} shoots from a height: free pick of targets (M5)",
+                        shooter=ruling.shooter,
+                    )
+                ),
                 cls="mordheim-elevated",
             )
         )
-        legend.append(("label", ELEVATED, "elevated free pick (M5)"))
+        legend.append(("label", ELEVATED, _("elevated free pick (M5)")))
     kinds = {"closest" if t.closest else "legal" if t.legal else "not" for t in seen}
     legend += [
         row
         for kind, row in (
-            ("closest", ("ring", CLOSEST, "closest: must take (M3)")),
-            ("legal", ("ring", LEGAL, "legal target (M3-M5)")),
-            ("not", ("ring", NOT_LEGAL, "seen, not legal")),
+            ("closest", ("ring", CLOSEST, _("closest: must take (M3)"))),
+            ("legal", ("ring", LEGAL, _("legal target (M3-M5)"))),
+            ("not", ("ring", NOT_LEGAL, _("seen, not legal"))),
         )
         if kind in kinds
     ]
     if any(t.need_short for t in seen):
-        legend.append(("label", INK, "4+ score to hit (M7)"))
+        legend.append(("label", INK, _("4+ score to hit (M7)")))
     covered = [cover_text(t) for t in seen if t.in_cover]
     if covered:
-        legend.append(("label", COVER, f"{covered[0]} in cover (M8)"))
+        legend.append(("label", COVER, str(T_("{mark} in cover (M8)", mark=covered[0]))))
     for reason in ruling.refusals:
-        legend.append(("note", REFUSED, f"{reason.rule}: {_short(reason.text, 22)}"))
-    title = _short(f"Mordheim: {ruling.shooter}", 24)
+        legend.append(("note", REFUSED, f"{reason.rule}{_colon()}{_short(reason.text, 22)}"))
+    title = _short(f"Mordheim{_colon()}{ruling.shooter}", 24)
     return Overlay(tuple(drawings), tuple(legend), title, cover_labels=False)
+
+
+def _colon() -> str:
+    """The colon after a label: French puts a space before it."""
+    return " : " if current() == "fr" else ": "
 
 
 def _short(text: str, n: int) -> str:

@@ -17,6 +17,7 @@ from arbitre.faces.svg.draw import text as _text
 from arbitre.faces.svg.draw import xywh as _xywh
 from arbitre.faces.svg.legend import SHOOTER, nice_step
 from arbitre.geometry import CircleFootprint, WallFootprint
+from arbitre.i18n import Num
 from arbitre.table import Model, Table, Terrain
 
 TABLE_FILL, GRID = "#f6f1e3", "#d9cfb4"
@@ -44,7 +45,7 @@ def grid(svg: ET.Element, table: Table, u: float) -> None:
     longest = table.unit.from_mm(max(table.width, table.depth))
     step, lines = nice_step(longest), []
     for k in range(int(longest / step + 1e-6) + 1):
-        mm, label = table.unit.to_mm(k * step), f"{k * step:g}"
+        mm, label = table.unit.to_mm(k * step), Num(k * step, "g").render()
         if mm <= table.width + 1e-6:
             _text(g, mm, 14 * u, label, 9 * u, fill="#777", halo=False)
             lines.append(f"M{_f(mm)} 0V{_f(-table.depth)}")

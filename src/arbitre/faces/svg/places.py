@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from arbitre.faces.svg.places_layout import CARD_H, CARD_W, badge_spots, edge_ends, lattice
-from arbitre.places import Junction, PlaceMap
+from arbitre.i18n import N_, T_, TN_, _
+from arbitre.places import Junction, Named, PlaceMap
 from arbitre.rules import ask
 
 SIDE_COLOURS = (
@@ -43,7 +44,7 @@ SIDE_COLOURS = (
     "#7f7f7f",
 )
 #: Card fill by the root of a place's lineage (its family in the seed's table), and the
-#: family's English name for the legend.
+#: family's English name for the English legend (the French one names it by the seed).
 FAMILY_FILL = {"Forêt": "#d5ecc2", "Ville": "#f3dcc0", "Ruine": "#dedbd5", "Plaine": "#f4f1b8"}
 FAMILY_NAME = {"Forêt": "forest", "Ville": "town", "Ruine": "ruin", "Plaine": "plain"}
 DEFAULT_FILL, INK, EDGE = "#f6f1e3", "#1a1a1a", "#6b6257"
@@ -53,13 +54,15 @@ JUNCTION_FILL = {
     "blocked": "#ffb3b3",
     "bleeding": "#f2b3d9",
 }
-#: What each junction colour means, as the legend says it.
+#: What each junction colour means, as the legend says it (message ids).
 JUNCTION_MEANING = {
-    "move": "cost +N: to cross when moving",
-    "ranged": "shots -N: attack score",
-    "blocked": "no shots across it",
-    "bleeding": "bleeding N when crossed",
+    "move": N_("cost +N: to cross when moving"),
+    "ranged": N_("shots -N: attack score"),
+    "blocked": N_("no shots across it"),
+    "bleeding": N_("bleeding N when crossed"),
 }
+#: A place's cover (seed 003: "couverture"; the catalogue's "cover" is the tables').
+COVER = Named("cover", "couverture")
 #: Characters XML 1.0 does not allow, drawn as U+FFFD.
 NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
@@ -131,20 +134,20 @@ def _room(
 
 
 def junction_badge(j: Junction) -> tuple[str, str, str]:
-    """The kind, effect and colour of a junction's badge (P4)."""
+    """The kind, effect and colour of a junction's badge (P4), in the language spoken."""
     parts, colour = [], JUNCTION_FILL["move"]
     if j.encumbrance:
-        parts.append(f"cost +{j.encumbrance}")
+        parts.append(str(T_("cost +{n}", n=j.encumbrance)))
     if j.ranged_reduction:
-        parts.append(f"shots -{j.ranged_reduction}")
+        parts.append(str(T_("shots -{n}", n=j.ranged_reduction)))
         colour = JUNCTION_FILL["ranged"]
     if j.blocks_ranged:
-        parts.append("no shots")
+        parts.append(_("no shots"))
         colour = JUNCTION_FILL["blocked"]
     if j.bleeding:
-        parts.append(f"bleeding {j.bleeding}")
+        parts.append(str(T_("bleeding {n}", n=j.bleeding)))
         colour = JUNCTION_FILL["bleeding"]
-    return j.kind, ", ".join(parts) or "no effect", colour
+    return j.kind, ", ".join(parts) or _("no effect"), colour
 
 
 def _family(ruling: Any) -> str:
@@ -319,12 +322,16 @@ def _badge(g: ET.Element, j: Junction, x: float, y: float) -> None:
 EFFECT_FITS = ((9.5, 12.0, 3), (8.0, 10.0, 4))
 
 
+def _place() -> str:
+    return _("place")
+
+
 def _card(g: ET.Element, ruling: Any, at: tuple[float, float], colour: dict[str, str]) -> None:
     """A place's card, drawn from its ``place`` ruling."""
     x, y = at[0] - CARD_W / 2, at[1] - CARD_H / 2
     text_w = CARD_W - 62
     el = ET.SubElement(g, "g", {"class": "place", "data-id": ruling.place})
-    ET.SubElement(el, "title").text = f"{ruling.place}: {ruling.type or 'place'}"
+    ET.SubElement(el, "title").text = f"{ruling.place}: {ruling.type or _place()}"
     fill = _fill(ruling)
     ET.SubElement(
         el,
@@ -360,7 +367,8 @@ def _card(g: ET.Element, ruling: Any, at: tuple[float, float], colour: dict[str,
 
 def _figures(el: ET.Element, ruling: Any, right: float, y: float) -> None:
     """Cost (encumbrance, P3) and cover (P5), a column at the right of a card."""
-    for k, (label, value) in enumerate((("cost", ruling.encumbrance), ("cover", ruling.cover))):
+    figures = ((_("cost"), ruling.encumbrance), (str(COVER), ruling.cover))
+    for k, (label, value) in enumerate(figures):
         by = y + 6 + k * 34
         ET.SubElement(
             el,
@@ -376,7 +384,8 @@ def _figures(el: ET.Element, ruling: Any, right: float, y: float) -> None:
                 "stroke-width": "0.8",
             },
         )
-        _text(el, right - 27, by + 10, label, 8.5, **{"text-anchor": "middle"})
+        size = min(8.5, 40 / (0.56 * len(label)))  # "couverture" fits the box too
+        _text(el, right - 27, by + 10, label, size, **{"text-anchor": "middle"})
         _text(
             el,
             right - 27,
@@ -412,9 +421,15 @@ def _units(el: ET.Element, occupants: Any, x: float, y: float, colour: dict[str,
         cx = x + 16 + (k % 2) * (CARD_W / 2 - 4)
         cy = y + CARD_H - 32 + (k // 2) * 19
         ug = ET.SubElement(el, "g", {"class": "unit", "data-id": o.unit, "data-side": o.side})
-        ET.SubElement(
-            ug, "title"
-        ).text = f"{o.unit} ({o.side}), arrived {o.arrived}, obstruction {o.obstruction}"
+        ET.SubElement(ug, "title").text = str(
+            T_(
+                "{unit} ({side}), arrived {arrived}, obstruction {obstruction}",
+                unit=o.unit,
+                side=o.side,
+                arrived=o.arrived,
+                obstruction=o.obstruction,
+            )
+        )
         ET.SubElement(
             ug,
             "circle",
@@ -443,7 +458,7 @@ def _units(el: ET.Element, occupants: Any, x: float, y: float, colour: dict[str,
             el,
             x + CARD_W / 2 + 12,
             y + CARD_H - 9,
-            f"+{len(occupants) - len(shown)} more",
+            str(TN_("+{n} more", "+{n} more", "n", n=len(occupants) - len(shown))),
             9.5,
             **{"font-style": "italic"},
         )
@@ -455,27 +470,33 @@ def _legend_rows(
     """The legend, one entry per meaning drawn: the card colours of the families on the
     map, the junction colours used, the sides."""
     rows: list[tuple[str, Any]] = [
-        ("head", "Places (P2)"),
-        ("note", "cost: movement points to enter (P3)"),
-        ("note", "cover: attack score -N for shots"),
-        ("note", "  across or into it (P5)"),
+        ("head", _("Places (P2)")),
+        ("note", _("cost: movement points to enter (P3)")),
+        ("note", _("cover: attack score -N for shots")),
+        ("note", "  " + _("across or into it (P5)")),
     ]
     fills = {_fill(r) for r in rulings.values()}
     families = [(f, c) for f, c in FAMILY_FILL.items() if c in fills]
     if families:
-        rows.append(("head", "Card colour: family (P2)"))
-        rows += [("card", (f"{f} ({FAMILY_NAME[f]}) and its kinds", c)) for f, c in families]
+        rows.append(("head", _("Card colour: family (P2)")))
+        rows += [("card", (_family_label(f), c)) for f, c in families]
         if DEFAULT_FILL in fills:
-            rows.append(("card", ("other places", DEFAULT_FILL)))
+            rows.append(("card", (_("other places"), DEFAULT_FILL)))
     used = {junction_badge(j)[2] for j in placemap.junctions}
-    kinds = [(JUNCTION_MEANING[k], c) for k, c in JUNCTION_FILL.items() if c in used]
+    kinds = [(_(JUNCTION_MEANING[k]), c) for k, c in JUNCTION_FILL.items() if c in used]
     if kinds:
-        rows.append(("head", "Junctions on a way (P4)"))
+        rows.append(("head", _("Junctions on a way (P4)")))
         rows += [("junction", kind) for kind in kinds]
     if colour:
-        rows.append(("head", "Units (number: arrival order)"))
+        rows.append(("head", _("Units (number: arrival order)")))
         rows += [("side", (s, c)) for s, c in colour.items()]
     return rows
+
+
+def _family_label(family: str) -> str:
+    """A family's legend entry: its seed name, and its English name in English."""
+    name = Named(f"{family} ({FAMILY_NAME[family]})", family)
+    return str(T_("{family} and its kinds", family=name))
 
 
 def _legend(

@@ -29,6 +29,7 @@ from arbitre.faces.svg.draw import xywh as _xywh
 from arbitre.faces.svg.legend import SHOOTER
 from arbitre.faces.svg.pieces import BLOCKS_FILL, COVER_FILL, COVER_HATCH, MARK_PX, WINDOW_FILL
 from arbitre.geometry import Point, WallFootprint
+from arbitre.i18n import N_, T_, _
 from arbitre.rules.ruling import LosRuling
 from arbitre.table import Model, Table
 
@@ -39,6 +40,16 @@ SCREEN_PX = 900.0
 CLEAR, COVERED, BLOCKED = "#1b9e3e", "#f28c00", "#d62020"
 #: A model's statuses, written after its id.
 STATUS = "#9b1c1c"
+#: A model's statuses as the picture words them (G2; the words of seed 002).
+STATUS_WORDS: dict[str, str] = {
+    "moved": N_("moved"),
+    "ran": N_("ran"),
+    "failed_charge": N_("failed charge"),
+    "rallied": N_("rallied"),
+    "stunned": N_("stunned"),
+    "knocked_down": N_("knocked down"),
+    "fleeing": N_("fleeing"),
+}
 #: Screen pixels kept free around a base for the rings drawn there (labels stay out).
 RING_PX = 5.0
 #: Sight lines closer than this many screen pixels at the nearer target run together:
@@ -213,12 +224,18 @@ def _notes(table: Table, overlays: Sequence[Overlay]) -> dict[str, list[tuple[st
     notes: dict[str, list[tuple[str, str]]] = {}
     for m in table.models:
         if m.status:
-            words = ", ".join(s.replace("_", " ") for s in sorted(m.status))
+            words = ", ".join(status_word(s) for s in sorted(m.status))
             notes.setdefault(m.id, []).append((words, STATUS))
     for overlay in overlays:
         for ident, words, colour in overlay.notes:
             notes.setdefault(ident, []).append((words, colour))
     return notes
+
+
+def status_word(status: str) -> str:
+    """A model's status in the current language ("knocked down", "à terre")."""
+    known = STATUS_WORDS.get(status)
+    return _(known) if known else status.replace("_", " ")
 
 
 def _note_style(notes: Mapping[str, list[tuple[str, str]]], ident: str) -> dict[str, Any]:
@@ -428,35 +445,36 @@ def _legend_rows(
     table: Table, colours: Mapping[str, str], lines: bool, cover_labels: bool
 ) -> list[tuple[str, str, str]]:
     """The key: sides, the terrain kinds present, statuses, and the ruling colours if drawn."""
-    rows = [("head", "", "Sides")] if table.models else []
+    rows = [("head", "", _("Sides"))] if table.models else []
     rows += [("disc", colours[side], side) for side in table.sides()]
-    statuses = sorted({s.replace("_", " ") for m in table.models for s in m.status})
-    if statuses:
-        rows.append(("label", STATUS, f"{statuses[0]} a model's status"))
+    statuses = sorted({status_word(s) for m in table.models for s in m.status})
+    if statuses:  # the legend draws the first word as the picture writes it: keep it whole
+        sample = statuses[0].replace(" ", "\u00a0")
+        rows.append(("label", STATUS, str(T_("{status} a model's status", status=sample))))
     kinds = {t.sight for t in table.terrain} | {
         "window"
         for t in table.terrain
         if isinstance(t.footprint, WallFootprint) and t.footprint.windows
     }
-    rows += [("head", "", "Terrain")] if kinds else []
+    rows += [("head", "", _("Terrain"))] if kinds else []
     rows += [
         row
         for kind, row in (
-            ("blocks", ("swatch", BLOCKS_FILL, "blocks sight")),
-            ("cover", ("swatch", "url(#cover-hatch)", "cover (small)")),
-            ("window", ("swatch", WINDOW_FILL, "window in a wall")),
+            ("blocks", ("swatch", BLOCKS_FILL, _("blocks sight"))),
+            ("cover", ("swatch", "url(#cover-hatch)", _("cover (small)"))),
+            ("window", ("swatch", WINDOW_FILL, _("window in a wall"))),
         )
         if kind in kinds
     ]
     if lines:
         rows += [
-            ("head", "", "Line of sight"),
-            ("line", CLEAR, "clear"),
-            ("line", COVERED, "in cover (+n)" if cover_labels else "in cover"),
-            ("dash", BLOCKED, "blocked"),
-            ("ring", SHOOTER, "shooter"),
-            ("ring", BLOCKED, "blocks the line"),
-            ("ring", COVERED, "gives cover"),
+            ("head", "", _("Line of sight")),
+            ("line", CLEAR, _("clear")),
+            ("line", COVERED, _("in cover (+n)") if cover_labels else _("in cover")),
+            ("dash", BLOCKED, _("blocked")),
+            ("ring", SHOOTER, _("shooter")),
+            ("ring", BLOCKED, _("blocks the line")),
+            ("ring", COVERED, _("gives cover")),
         ]
     return rows
 

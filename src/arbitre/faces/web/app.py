@@ -5,12 +5,15 @@ Routes:
 
 - ``GET /`` the page; ``GET /static/...`` its own files only (Starlette's
   :class:`~starlette.staticfiles.StaticFiles` refuses any path outside the folder);
-  ``GET /strings/{lang}.js`` the page's texts (English; a catalogue of another language
-  replaces it by name).
-- ``WS /ws`` a page's session (:mod:`arbitre.faces.web.session`): one JSON message in,
-  its replies out; a bad message gets an ``error`` reply, never a closed connection.
-- ``POST /api/ask`` ``{"scenario": text, "question", "rules", "options", "request"}``
-  answered with the JSON 2 envelope, exactly as ``arbitre QUESTION --json`` prints it.
+  ``GET /strings/{lang}.js`` the page's texts (``en`` or ``fr``; any other name is
+  English).
+- ``WS /ws?lang=fr&browser=fr-FR`` a page's session (:mod:`arbitre.faces.web.session`):
+  one JSON message in, its replies out; a bad message gets an ``error`` reply, never a
+  closed connection. ``lang`` is the language the page chose (none: the scenario's, else
+  the ``browser``'s); every reply is worded in the session's language.
+- ``POST /api/ask`` ``{"scenario": text, "question", "rules", "options", "request",
+  "lang"}`` answered with the JSON 2 envelope, exactly as ``arbitre QUESTION --json``
+  prints it (its texts in ``lang``, else the scenario's, else ``Accept-Language``'s).
 - ``POST /api/save`` ``{"scenario": text}``: the YAML the page would save.
 - ``GET /api/rulesets`` the registry: every ruleset, its questions and options.
 - ``WS /echo`` sends back what it gets (the benchmark's baseline).
@@ -35,12 +38,13 @@ from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
-from arbitre import backend, files
+from arbitre import backend, files, i18n
 from arbitre.errors import ArbitreError
 from arbitre.faces.web import protocol
 from arbitre.faces.web.protocol import MAX_MESSAGE, MessageError
 from arbitre.faces.web.saving import to_yaml
 from arbitre.faces.web.session import Session, open_file
+from arbitre.i18n import T_, Count
 from arbitre.rules import RULESETS, ask
 from arbitre.rules.options import field_names
 from arbitre.table import Table
@@ -60,19 +64,21 @@ async def _body(request: Request) -> dict[str, Any]:
     """The JSON object of a POST body, read no further than the cap."""
     size = int(request.headers.get("content-length") or 0)
     if size > MAX_MESSAGE:
-        raise TooLarge(f"body of {size:,} bytes: at most {MAX_MESSAGE:,}")
+        raise TooLarge(
+            T_("body of {size} bytes: at most {most}", size=Count(size), most=Count(MAX_MESSAGE))
+        )
     chunks, total = [], 0
     async for chunk in request.stream():
         total += len(chunk)
         if total > MAX_MESSAGE:
-            raise TooLarge(f"body over {MAX_MESSAGE:,} bytes")
+            raise TooLarge(T_("body over {most} bytes", most=Count(MAX_MESSAGE)))
         chunks.append(chunk)
     try:
         doc = json.loads(b"".join(chunks) or b"null", parse_constant=protocol._no_constant)
     except (ValueError, RecursionError) as exc:
-        raise MessageError(f"body is not JSON: {str(exc)[:120]}") from None
+        raise MessageError(T_("body is not JSON: {why}", why=str(exc)[:120])) from None
     if not isinstance(doc, dict):
-        raise MessageError("body must be a JSON object")
+        raise MessageError(T_("body must be a JSON object"))
     return doc
 
 
@@ -81,7 +87,7 @@ def _scenario(doc: dict[str, Any]) -> Any:
     if body is None:
         return None
     if not isinstance(body, str):
-        raise MessageError("scenario: the text of a scenario file (YAML or JSON)")
+        raise MessageError(T_("scenario: the text of a scenario file (YAML or JSON)"))
     return files.load(body + "\n", source="scenario")  # always text, never a file name
 
 
@@ -90,31 +96,54 @@ def _refused(exc: Exception) -> JSONResponse:
     return JSONResponse(protocol.error(str(exc)), status_code=status)
 
 
+def _browser(request: Request) -> str:
+    """The first language of the request's ``Accept-Language`` header (``fr-FR``)."""
+    return request.headers.get("accept-language", "").split(",")[0].strip()[:40]
+
+
+def _language(request: Request, doc: dict[str, Any] | None, subject: Any = None) -> i18n.Lang:
+    """The language of a POST's reply: the body's ``lang``, else the scenario's, else
+    ``Accept-Language``'s (French when it starts with ``fr``), else English."""
+    given = (doc or {}).get("lang")
+    chosen = given if given in i18n.LANGS else None
+    return i18n.choose(chosen, getattr(subject, "lang", None), {"LANG": _browser(request)})
+
+
 async def api_ask(request: Request) -> Response:
     """The JSON 2 answer to one question about the scenario in the body."""
+    doc: dict[str, Any] | None = None
+    subject: Any = None
     try:
         doc = await _body(request)
         subject = _scenario(doc)
+        lang = _language(request, doc, subject)
         question = protocol.required_text(doc, "question")
         rules = protocol.text(doc, "rules")
         options = protocol.mapping(doc, "options")
         req = protocol.mapping(doc, "request")
-        answer = await run_in_threadpool(
-            lambda: ask(subject, question, rules=rules, options=options, **req)
-        )
+
+        def work() -> dict[str, Any]:
+            with i18n.speaking(lang):
+                return ask(subject, question, rules=rules, options=options, **req).to_json()
+
+        answer = await run_in_threadpool(work)
     except ArbitreError as exc:
-        return _refused(exc)
-    return JSONResponse(answer.to_json())
+        with i18n.speaking(_language(request, doc, subject)):
+            return _refused(exc)
+    return JSONResponse(answer)
 
 
 async def api_save(request: Request) -> Response:
     """The YAML of the scenario in the body, in its own unit."""
+    doc: dict[str, Any] | None = None
     try:
-        subject = _scenario(await _body(request))
+        doc = await _body(request)
+        subject = _scenario(doc)
         if not isinstance(subject, Table):
-            raise MessageError("save: a table scenario is needed")
+            raise MessageError(T_("save: a table scenario is needed"))
     except ArbitreError as exc:
-        return _refused(exc)
+        with i18n.speaking(_language(request, doc)):
+            return _refused(exc)
     return Response(to_yaml(subject), media_type="application/yaml")
 
 
@@ -160,12 +189,16 @@ def session_endpoint(start: str | None) -> Any:
 
     async def endpoint(ws: WebSocket) -> None:
         await ws.accept()
+        lang = ws.query_params.get("lang")
+        browser = ws.query_params.get("browser", "")
         try:
-            session: Session = await run_in_threadpool(open_file, start)
+            session: Session = await run_in_threadpool(open_file, start, lang, browser)
         except ArbitreError as exc:
-            session = open_file(None)
-            await _send_all(ws, [protocol.error(str(exc))])
-        await _send_all(ws, [session.subject_message()])
+            session = open_file(None, lang, browser)
+            with i18n.speaking(session.lang):
+                await _send_all(ws, [protocol.error(str(exc))])
+        with i18n.speaking(session.lang):
+            await _send_all(ws, [session.subject_message()])
         try:
             while True:
                 raw = await ws.receive()
@@ -180,14 +213,16 @@ def session_endpoint(start: str | None) -> Any:
                     seq = msg.get("seq")
                     replies = await run_in_threadpool(session.handle, msg)
                 except ArbitreError as exc:
-                    replies = [protocol.error(str(exc), seq=seq)]
+                    with i18n.speaking(session.lang):
+                        replies = [protocol.error(str(exc), seq=seq)]
                 except Exception as exc:  # a bug: said in the page, the page goes on
                     log.exception("unexpected error")
-                    replies = [
-                        protocol.error(
-                            f"unexpected error ({type(exc).__name__}): please report it", seq=seq
+                    with i18n.speaking(session.lang):
+                        message = T_(
+                            "unexpected error ({error}): please report it",
+                            error=type(exc).__name__,
                         )
-                    ]
+                        replies = [protocol.error(str(message), seq=seq)]
                 await _send_all(ws, replies)
         except WebSocketDisconnect:
             return

@@ -18,6 +18,7 @@ import shapely.affinity
 
 from arbitre import scenario
 from arbitre.faces.web.protocol import MessageError
+from arbitre.i18n import T_, _
 from arbitre.table import Table
 
 KINDS = {"terrain": "terrain", "model": "models"}
@@ -72,7 +73,7 @@ def _find(items: list[dict[str, Any]], ident: str) -> int:
     for i, item in enumerate(items):
         if item.get("id") == ident:
             return i
-    raise MessageError(f"edit: no piece or model {ident!r}")
+    raise MessageError(T_("edit: no piece or model {id}", id=repr(ident)))
 
 
 def _free_id(doc: Mapping[str, Any], stem: str) -> str:
@@ -96,14 +97,14 @@ def apply(table: Table, edit: Mapping[str, Any]) -> Table:
         key = KINDS.get(str(edit.get("kind")))
         item = edit.get("item")
         if key is None or not isinstance(item, dict):
-            raise MessageError("edit add: needs kind (terrain or model) and an item object")
+            raise MessageError(T_("edit add: needs kind (terrain or model) and an item object"))
         item = copy.deepcopy(item)
         item.setdefault("id", _free_id(doc, "piece" if key == "terrain" else "model"))
         doc[key].append(item)
     elif op in ("update", "delete", "transform"):
         ident = edit.get("id")
         if not isinstance(ident, str):
-            raise MessageError(f"edit {op}: needs the id of a piece or model")
+            raise MessageError(T_("edit {op}: needs the id of a piece or model", op=op))
         key = "models" if ident in {m.id for m in table.models} else "terrain"
         i = _find(doc[key], ident)
         if op == "delete":
@@ -116,7 +117,7 @@ def apply(table: Table, edit: Mapping[str, Any]) -> Table:
         elif op == "update":
             item = edit.get("item")
             if not isinstance(item, dict):
-                raise MessageError("edit update: needs an item object")
+                raise MessageError(T_("edit update: needs an item object"))
             shape_keys = {"polygon", "rect", "circle", "wall"}
             if shape_keys & set(item):
                 for k in shape_keys:
@@ -129,18 +130,26 @@ def apply(table: Table, edit: Mapping[str, Any]) -> Table:
                 for v in values
             ):
                 raise MessageError(
-                    f"edit transform: dx, dy, angle, scale must be numbers: {values}"
+                    T_(
+                        "edit transform: dx, dy, angle, scale must be numbers: {values}",
+                        values=values,
+                    )
                 )
             dx, dy, angle, scale = (float(v) for v in values)
             if not 0.01 <= scale <= 100:
-                raise MessageError(f"edit transform: scale {scale:g} out of 0.01..100")
+                raise MessageError(
+                    T_("edit transform: scale {scale} out of 0.01..100", scale=format(scale, "g"))
+                )
             _transform(doc[key][i], dx, dy, angle, scale)
     elif op == "table":
         w, d = edit.get("width"), edit.get("depth")
         doc["table"] = [w, d]
     else:
         raise MessageError(
-            f"edit: unknown op {str(op)[:40]!r} (ops: add, update, delete, transform, table)"
+            T_(
+                "edit: unknown op {op} (ops: add, update, delete, transform, table)",
+                op=repr(str(op)[:40]),
+            )
         )
     return scenario.from_dict(doc, source="edit")
 
@@ -151,7 +160,7 @@ def blank(width: float = 914.4, depth: float = 914.4, unit: str = "in") -> Table
     return scenario.from_dict(
         {
             "arbitre": 1,
-            "name": "New table",
+            "name": _("New table"),
             "rules": "frostgrave",
             "unit": unit,
             "table": [width / mm, depth / mm],

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arbitre.errors import ArbitreError
+from arbitre.i18n import T_, Count
 
 #: The largest message or POST body read, in bytes (a scenario upload included).
 MAX_MESSAGE = 2_000_000
@@ -35,6 +36,7 @@ TYPES = frozenset(
         "svg",
         "save",
         "ping",
+        "lang",
     }
 )
 
@@ -53,17 +55,27 @@ def parse(raw: str | bytes) -> dict[str, Any]:
     :data:`MAX_MESSAGE` bytes; a :class:`MessageError` saying what is wrong otherwise."""
     size = len(raw.encode("utf-8") if isinstance(raw, str) else raw)
     if size > MAX_MESSAGE:
-        raise MessageError(f"message of {size:,} bytes: at most {MAX_MESSAGE:,}")
+        raise MessageError(
+            T_(
+                "message of {size} bytes: at most {most}",
+                size=Count(size),
+                most=Count(MAX_MESSAGE),
+            )
+        )
     try:
         doc = json.loads(raw, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
-        raise MessageError(f"message is not JSON: {str(exc)[:120]}") from None
+        raise MessageError(T_("message is not JSON: {why}", why=str(exc)[:120])) from None
     if not isinstance(doc, dict):
-        raise MessageError(f"message must be a JSON object, got {type(doc).__name__}")
+        raise MessageError(T_("message must be a JSON object, got {kind}", kind=type(doc).__name__))
     kind = doc.get("type")
     if kind not in TYPES:
         raise MessageError(
-            f"unknown message type {_short(kind)} (types: {', '.join(sorted(TYPES))})"
+            T_(
+                "unknown message type {kind} (types: {types})",
+                kind=_short(kind),
+                types=", ".join(sorted(TYPES)),
+            )
         )
     return doc
 
@@ -72,22 +84,35 @@ def _no_constant(name: str) -> float:
     raise ValueError(f"{name} is not a number")
 
 
+def _field(doc: Mapping[str, Any], key: str) -> str:
+    """Where a field is: ``move.x``."""
+    return f"{doc.get('type')}.{key}"
+
+
+def _missing(doc: Mapping[str, Any], key: str) -> MessageError:
+    return MessageError(T_("{kind}: missing field {key}", kind=doc.get("type"), key=repr(key)))
+
+
 def text(doc: Mapping[str, Any], key: str, *, default: str | None = None) -> str | None:
     """Field ``key`` as a string (or ``default`` when missing or null)."""
     value = doc.get(key)
     if value is None:
         return default
     if not isinstance(value, str):
-        raise MessageError(f"{doc.get('type')}.{key}: expected text, got {_short(value)}")
+        raise MessageError(
+            T_("{field}: expected text, got {value}", field=_field(doc, key), value=_short(value))
+        )
     if len(value) > 1000:
-        raise MessageError(f"{doc.get('type')}.{key}: text of {len(value)} characters")
+        raise MessageError(
+            T_("{field}: text of {n} characters", field=_field(doc, key), n=len(value))
+        )
     return value
 
 
 def required_text(doc: Mapping[str, Any], key: str) -> str:
     value = text(doc, key)
     if value is None:
-        raise MessageError(f"{doc.get('type')}: missing field {key!r}")
+        raise _missing(doc, key)
     return value
 
 
@@ -97,16 +122,24 @@ def number(doc: Mapping[str, Any], key: str, *, default: float | None = None) ->
     if value is None:
         return default
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise MessageError(f"{doc.get('type')}.{key}: expected a number, got {_short(value)}")
+        raise MessageError(
+            T_(
+                "{field}: expected a number, got {value}",
+                field=_field(doc, key),
+                value=_short(value),
+            )
+        )
     if not math.isfinite(value) or abs(value) > 1e9:
-        raise MessageError(f"{doc.get('type')}.{key}: {value!r} is out of bounds")
+        raise MessageError(
+            T_("{field}: {value} is out of bounds", field=_field(doc, key), value=repr(value))
+        )
     return float(value)
 
 
 def required_number(doc: Mapping[str, Any], key: str) -> float:
     value = number(doc, key)
     if value is None:
-        raise MessageError(f"{doc.get('type')}: missing field {key!r}")
+        raise _missing(doc, key)
     return value
 
 
@@ -116,7 +149,13 @@ def mapping(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise MessageError(f"{doc.get('type')}.{key}: expected an object, got {_short(value)}")
+        raise MessageError(
+            T_(
+                "{field}: expected an object, got {value}",
+                field=_field(doc, key),
+                value=_short(value),
+            )
+        )
     return value
 
 

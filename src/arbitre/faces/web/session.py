@@ -5,6 +5,10 @@ The session asks the registry (:func:`arbitre.rules.ask`) exactly as the command
 does and sends the JSON 2 envelope to the page, which only draws it: no rule lives here
 or in the page. A move dropped near a piece, window or base snaps to contact first
 (:mod:`arbitre.faces.web.snap`, G4).
+
+Each page speaks one language (issue 12): the one it chose (a ``lang`` message), else
+the scenario's ``lang``, else the browser's; every message is handled, and its rulings
+and errors worded, in it (:func:`arbitre.i18n.speaking`).
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arbitre import DEMO_SCENARIO, files, sanity
+from arbitre import DEMO_SCENARIO, files, i18n, sanity, vocabulary
 from arbitre.errors import ArbitreError
 from arbitre.faces.svg.draw import path as svg_path
 from arbitre.faces.svg.draw import side_colours
@@ -33,6 +37,7 @@ from arbitre.faces.web.protocol import (
 )
 from arbitre.faces.web.saving import to_yaml
 from arbitre.geometry import Point, WallFootprint
+from arbitre.i18n import T_, Count, _
 from arbitre.places import PlaceMap
 from arbitre.rules import RULESETS, ask, ruleset_for
 from arbitre.rules.options import field_names
@@ -73,6 +78,16 @@ class Session:
     undo: list[Subject] = field(default_factory=list)
     redo: list[Subject] = field(default_factory=list)
     dragging: bool = False
+    #: The language the page chose (``None``: the scenario's, else the browser's).
+    chosen: i18n.Lang | None = None
+    #: The browser's language (``navigator.language``, such as ``fr-FR``).
+    browser: str = ""
+
+    @property
+    def lang(self) -> i18n.Lang:
+        """The language the page speaks: the one it chose, else the scenario's ``lang``,
+        else the browser's (French when it starts with ``fr``), else English."""
+        return i18n.choose(self.chosen, self.subject.lang, {"LANG": self.browser})
 
     # -- messages ------------------------------------------------------------------------
 
@@ -82,7 +97,8 @@ class Session:
         kind = msg["type"]
         seq = msg.get("seq")
         start = time.perf_counter()
-        replies: list[dict[str, Any]] = getattr(self, f"_on_{kind}")(msg)
+        with i18n.speaking(self.lang):
+            replies: list[dict[str, Any]] = getattr(self, f"_on_{kind}")(msg)
         ms = (time.perf_counter() - start) * 1000
         for reply in replies:
             reply.setdefault("seq", seq)
@@ -93,6 +109,14 @@ class Session:
     def _on_ping(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"type": "pong"}]
 
+    def _on_lang(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        lang = required_text(msg, "lang")
+        if lang not in i18n.LANGS:
+            raise MessageError(T_("lang: en or fr, got {lang}", lang=repr(lang)))
+        self.chosen = i18n.check(lang)
+        with i18n.speaking(self.lang):  # the subject and the view again, in that language
+            return [self.subject_message(), *self._answer()]
+
     def _on_open(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
         if msg.get("demo"):
             subject = files.load(DEMO_SCENARIO)
@@ -100,15 +124,15 @@ class Session:
             new = msg["new"]
             unit = text(new, "unit", default="in") or "in"
             if unit not in ("in", "cm", "mm"):
-                raise MessageError(f"open.new.unit: in, cm or mm, got {unit!r}")
+                raise MessageError(T_("open.new.unit: in, cm or mm, got {unit}", unit=repr(unit)))
             size = number(new, "width", default=914.4) or 914.4
             subject = edits.blank(size, number(new, "depth", default=size) or size, unit)
         else:
             body = msg.get("text")
             if not isinstance(body, str):
-                raise MessageError("open: needs demo, new or the text of a scenario")
+                raise MessageError(T_("open: needs demo, new or the text of a scenario"))
             if len(body.encode("utf-8")) > MAX_UPLOAD:
-                raise MessageError(f"open: scenario of over {MAX_UPLOAD:,} bytes")
+                raise MessageError(T_("open: scenario of over {n} bytes", n=Count(MAX_UPLOAD)))
             name = text(msg, "name", default="upload") or "upload"
             # a trailing newline: the text is always read as text, never as a file name
             subject = files.load(body + "\n", source=name)
@@ -116,12 +140,13 @@ class Session:
         self.undo.clear()
         self.redo.clear()
         self.view = View()
-        return [self.subject_message()]
+        with i18n.speaking(self.lang):  # the new scenario may speak another language
+            return [self.subject_message()]
 
     def _on_view(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
         best = msg.get("best", False)
         if not isinstance(best, bool):
-            raise MessageError(f"view.best: true or false, got {best!r}")
+            raise MessageError(T_("view.best: true or false, got {best}", best=repr(best)))
         options = mapping(msg, "options")
         self.view = View(
             question=text(msg, "question"),
@@ -187,8 +212,8 @@ class Session:
                 "b": b,
                 "centre_mm": centre,
                 "edge_mm": edge,
-                "centre": u.length(centre),
-                "edge": u.length(edge),
+                "centre": u.measure(centre).render(),
+                "edge": u.measure(edge).render(),
             }
         ]
 
@@ -202,7 +227,8 @@ class Session:
             options=dict(self.view.options),
             **request,
         )
-        return [{"type": "answer", "role": "asked", "answer": answer.to_json()}]
+        doc = answer.to_json()
+        return [{"type": "answer", "role": "asked", "answer": doc, "tests": _tests(doc)}]
 
     def _on_svg(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
         from arbitre.faces.svg.overlays import overlays
@@ -231,7 +257,7 @@ class Session:
         written = None
         if msg.get("to_file"):
             if self.path is None:
-                raise MessageError("save: no file was opened from the command line")
+                raise MessageError(T_("save: no file was opened from the command line"))
             self.path.write_text(body, encoding="utf-8")
             written = str(self.path)
         name = (self.path.name if self.path else "table.yaml") or "table.yaml"
@@ -241,7 +267,7 @@ class Session:
 
     def _table(self, what: str) -> Table:
         if not isinstance(self.subject, Table):
-            raise MessageError(f"{what}: a map of places has no table to {what} on")
+            raise MessageError(T_("{what}: a map of places has no table to {what} on", what=what))
         return self.subject
 
     def _push(self) -> None:
@@ -252,7 +278,8 @@ class Session:
     def _step(self, source: list[Subject], target: list[Subject]) -> list[dict[str, Any]]:
         if not source:
             key = "nothing_to_undo" if source is self.undo else "nothing_to_redo"
-            return [{"type": "info", "key": key, "message": key.replace("_", " ")}]
+            message = _("nothing to undo") if source is self.undo else _("nothing to redo")
+            return [{"type": "info", "key": key, "message": message}]
         target.append(self.subject)
         self.subject = source.pop()
         self.dragging = False
@@ -279,7 +306,9 @@ class Session:
         fields = field_names(ruleset.questions[v.question].request)
         who = next((f for f in WHO if f in fields), None)
         if who is None:
-            raise MessageError(f"view: {v.question!r} is not asked of one model")
+            raise MessageError(
+                T_("view: {question} is not asked of one model", question=repr(v.question))
+            )
         req: dict[str, Any] = {who: v.shooter}
         if "weapon" in fields and v.weapon:
             req["weapon"] = v.weapon
@@ -303,7 +332,10 @@ class Session:
             return [{"type": "answer", "role": "view", "answer": None}]
         v = self.view
         answer = ask(self.subject, v.question or "", rules=v.rules, options=dict(v.options), **req)
-        return [{"type": "answer", "role": "view", "answer": answer.to_json(), "request": req}]
+        doc = answer.to_json()
+        return [
+            {"type": "answer", "role": "view", "answer": doc, "request": req, "tests": _tests(doc)}
+        ]
 
     # -- the subject, for drawing -------------------------------------------------------
 
@@ -315,9 +347,9 @@ class Session:
         questions = [
             {
                 "rules": r.name,
-                "title": r.title,
+                "title": i18n.tr(r.title),
                 "question": q.name,
-                "question_title": q.title,
+                "question_title": i18n.tr(q.title),
                 "fields": list(field_names(q.request)),
                 "required": _required(q.request),
             }
@@ -334,6 +366,8 @@ class Session:
             "can_undo": bool(self.undo),
             "can_redo": bool(self.redo),
             "file": str(self.path) if self.path else None,
+            "lang": self.lang,
+            "scenario_lang": s.lang,
         }
         if isinstance(s, PlaceMap):
             from arbitre.faces.svg.places import render_places
@@ -354,6 +388,23 @@ class Session:
             warnings=self._warnings(),
         )
         return base
+
+
+def _tests(doc: Any) -> dict[str, str]:
+    """Every margin test named in an answer's document (``margin_test``, an English label
+    such as ``contact hunter-hedge``) worded for people in the current language."""
+    found: dict[str, str] = {}
+    stack = [doc]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            test = item.get("margin_test")
+            if isinstance(test, str) and test not in found:
+                found[test] = vocabulary.test_words(test)
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+    return found
 
 
 def _required(request: type[Any]) -> list[str]:
@@ -398,11 +449,15 @@ def _model(m: Any) -> dict[str, Any]:
     }
 
 
-def open_file(path: str | None) -> Session:
-    """The session of the file given on the command line (the demo without one)."""
-    if path is None:
-        return Session(files.load(DEMO_SCENARIO))
-    return Session(files.load(path), path=Path(path))
+def open_file(path: str | None, lang: str | None = None, browser: str = "") -> Session:
+    """The session of the file given on the command line (the demo without one), in the
+    language ``lang`` the page chose (ignored unless en or fr), else the scenario's, else
+    the ``browser``'s."""
+    chosen = i18n.check(lang) if lang in i18n.LANGS else None
+    subject = files.load(DEMO_SCENARIO if path is None else path)
+    return Session(
+        subject, path=None if path is None else Path(path), chosen=chosen, browser=browser[:40]
+    )
 
 
 def error_text(exc: ArbitreError) -> str:

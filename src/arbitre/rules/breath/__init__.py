@@ -27,6 +27,7 @@ from dataclasses import replace
 from typing import Any
 
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_
 from arbitre.rules.breath.aim import best, blast, cone
 from arbitre.rules.breath.notation import BreathWeapon, breath_weapon, weapon_problems
 from arbitre.rules.breath.order import positions
@@ -67,7 +68,9 @@ def with_roll(ruling: BreathRuling, seed: int | None) -> BreathRuling:
 
 def _table(subject: Any, question: str) -> Table:
     if not isinstance(subject, Table):
-        raise RulesError(f"{question} rules a table; this file is a map of places")
+        raise RulesError(
+            T_("{question} rules a table; this file is a map of places", question=question)
+        )
     return subject
 
 
@@ -106,20 +109,20 @@ def check(subject: Any) -> list[str]:
 
 RULESET = Ruleset(
     name=RULES_NAME,
-    title="Breath weapons and cone templates (B1-B10)",
+    title=N_("Breath weapons and cone templates (B1-B10)"),
     aliases=("souffle", "breath-weapons"),
     options=BreathOptions,
     questions=questions(
         Question(
             name="breath",
-            title="A breath cone: victims in order, exact odds, a roll",
+            title=N_("A breath cone: victims in order, exact odds, a roll"),
             request=BreathRequest,
             run=ask_breath,
             schema=BREATH_SCHEMA,
         ),
         Question(
             name="blast",
-            title="A B10 blast: victims, exact odds, a roll",
+            title=N_("A B10 blast: victims, exact odds, a roll"),
             request=BlastRequest,
             run=ask_blast,
             schema=BLAST_SCHEMA,

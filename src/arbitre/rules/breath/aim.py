@@ -12,10 +12,12 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from arbitre import cone_space, templates
+from arbitre import templates
 from arbitre.errors import RulesError
 from arbitre.geometry import Point
+from arbitre.i18n import T_
 from arbitre.rules.breath.notation import BreathWeapon
 from arbitre.rules.breath.procedure import expected_value
 from arbitre.rules.breath.values import Aim, AimSearch, BreathOptions, BreathRuling
@@ -23,6 +25,9 @@ from arbitre.rules.breath.victims import Context, check_order, context, rule_in
 from arbitre.rules.options import shared_options
 from arbitre.table import Table
 from arbitre.templates import Blast, Cone
+
+if TYPE_CHECKING:  # the exact search is imported by best(), not with the ruleset
+    from arbitre import cone_space
 
 
 def cone(
@@ -42,7 +47,9 @@ def cone(
             at = templates.place_cone(table, shooter, angle, apex).apex
             b = table.model(toward).at
             if math.hypot(b.x - at.x, b.y - at.y) <= 1e-9:
-                raise RulesError(f"B2: {toward!r} stands on the apex: no direction to it")
+                raise RulesError(
+                    T_("B2: {model} stands on the apex: no direction to it", model=repr(toward))
+                )
             angle = math.degrees(math.atan2(b.y - at.y, b.x - at.x)) % 360.0
     assert angle is not None, "an angle or a model to aim at"
     return templates.place_cone(table, shooter, angle, apex)
@@ -79,6 +86,8 @@ def best(
     """
     check_order(order)
     ctx = context(table, shooter, weapon, options, blast=False)
+    from arbitre import cone_space
+
     space = cone_space.search(
         table,
         shooter,

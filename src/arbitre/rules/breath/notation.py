@@ -22,6 +22,7 @@ from typing import Literal, NoReturn
 
 from arbitre.dice import MAX_CHAIN_DICE
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, TN_, Num, Text, Word, join
 from arbitre.table import Table
 from arbitre.text import fold
 
@@ -34,7 +35,11 @@ NATURES: dict[str, Nature] = {
     "enveloping": "enveloping",
     "impacting": "impacting",
 }
-EXAMPLES = "'Souffle englobant (acide • puissance 5/2)' or 'Enveloping breath (acid • power 5/2)'"
+#: The vocabulary word of each nature (B4).
+NATURE_WORDS: dict[Nature, str] = {"enveloping": N_("enveloping"), "impacting": N_("impacting")}
+EXAMPLES = N_(
+    "'Souffle englobant (acide • puissance 5/2)' or 'Enveloping breath (acid • power 5/2)'"
+)
 
 _SEPARATORS = "•·∙|;"
 _FRENCH = re.compile(
@@ -76,54 +81,73 @@ class BreathNotation:
     def _effect(self, word: str) -> str:
         return self.state if self.state is not None else f"{word} {self.difficulty}/{self.power}"
 
-    def describe(self) -> str:
+    def describe(self) -> Text:
         """One line for reports: what the breath does."""
         rule = "B5" if self.nature == "enveloping" else "B6"
+        nature = Word(NATURE_WORDS[self.nature])
         if self.state is not None:
-            return f"{self.nature} ({rule}), {self.damage_type}: every victim is {self.state} (B4)"
-        return (
-            f"{self.nature} ({rule}), {self.damage_type}: each die showing "
-            f"{self.difficulty}+ hits for {self.power}"
+            return T_(
+                "{nature} ({rule}), {damage}: every victim is {state} (B4)",
+                nature=nature,
+                rule=rule,
+                damage=self.damage_type,
+                state=self.state,
+            )
+        return T_(
+            "{nature} ({rule}), {damage}: each die showing {difficulty}+ hits for {power}",
+            nature=nature,
+            rule=rule,
+            damage=self.damage_type,
+            difficulty=self.difficulty,
+            power=self.power,
         )
 
 
-def parse(text: object, *, where: str = "") -> BreathNotation:
+def parse(text: object, *, where: str | Text = "") -> BreathNotation:
     """Read a B4 notation; ``where`` (e.g. ``weapon 'Acid' of dragon``) heads any error."""
     if not isinstance(text, str) or not text.strip():
-        _fail(where, text, "it is empty")
+        _fail(where, text, T_("it is empty"))
     match = _FRENCH.match(text) or _ENGLISH.match(text)
     if match is None:
-        _fail(where, text, "it must start with 'Souffle <nature>' or '<Nature> breath'")
+        _fail(where, text, T_("it must start with 'Souffle <nature>' or '<Nature> breath'"))
     word = match["nature"]
     nature = NATURES.get(fold(word))
     if nature is None:
         _fail(
             where,
             text,
-            f"unknown nature {word!r} (expected englobant or percutant; "
-            "in English enveloping or impacting)",
+            T_(
+                "unknown nature {word} (expected englobant or percutant; in English "
+                "enveloping or impacting)",
+                word=repr(word),
+            ),
         )
     rest = match["rest"].strip()
     if not (rest.startswith("(") and rest.endswith(")")):
         _fail(
             where,
             text,
-            "the damage type and values must follow in brackets: '(type • puissance X/Y)'",
+            T_("the damage type and values must follow in brackets: '(type • puissance X/Y)'"),
         )
     inner = rest[1:-1].strip()
     parts = re.split(f"[{_SEPARATORS}]", inner)
     if len(parts) != 2:
-        found = "no separator" if len(parts) == 1 else f"{len(parts) - 1} separators"
+        found = TN_("{n} separator", "{n} separators", "n", n=len(parts) - 1)
+        if len(parts) == 1:
+            found = T_("no separator")
         _fail(
             where,
             text,
-            f"inside the brackets expected 'type • puissance X/Y' with one '•', found {found}",
+            T_(
+                "inside the brackets expected 'type • puissance X/Y' with one '•', found {found}",
+                found=found,
+            ),
         )
     damage_type, effect = parts[0].strip(), parts[1].strip()
     if not damage_type:
-        _fail(where, text, "the damage type before '•' is missing")
+        _fail(where, text, T_("the damage type before '•' is missing"))
     if not effect:
-        _fail(where, text, "the values 'puissance X/Y' (or a state) after '•' are missing")
+        _fail(where, text, T_("the values 'puissance X/Y' (or a state) after '•' are missing"))
     values = _VALUES.match(effect)
     if values is None:
         state = _KEYWORD.sub("", effect).strip()
@@ -131,8 +155,11 @@ def parse(text: object, *, where: str = "") -> BreathNotation:
             _fail(
                 where,
                 text,
-                f"{effect!r} is neither 'puissance X/Y' (two whole numbers, "
-                "Difficulty/Power) nor a state such as 'étourdi'",
+                T_(
+                    "{effect} is neither 'puissance X/Y' (two whole numbers, Difficulty/Power) "
+                    "nor a state such as 'étourdi'",
+                    effect=repr(effect),
+                ),
             )
         return BreathNotation(nature, damage_type, state=state, text=text.strip())
     difficulty, power = int(values["x"]), int(values["y"])
@@ -140,16 +167,24 @@ def parse(text: object, *, where: str = "") -> BreathNotation:
         _fail(
             where,
             text,
-            f"Difficulty {difficulty} is not 1 to 6 (a die hits on Difficulty or more on a d6)",
+            T_(
+                "Difficulty {difficulty} is not 1 to 6 (a die hits on Difficulty or more on a d6)",
+                difficulty=difficulty,
+            ),
         )
     if power < 1:
-        _fail(where, text, f"Power {power} must be at least 1 (damage per hit)")
+        _fail(where, text, T_("Power {power} must be at least 1 (damage per hit)", power=power))
     return BreathNotation(nature, damage_type, difficulty, power, text=text.strip())
 
 
-def _fail(where: str, text: object, problem: str) -> NoReturn:
-    head = f"{where}: " if where else ""
-    raise RulesError(f"{head}bad breath notation {text!r}: {problem}; write e.g. {EXAMPLES} (B4)")
+def _fail(where: str | Text, text: object, problem: Text) -> NoReturn:
+    message = T_(
+        "bad breath notation {text}: {problem}; write e.g. {examples} (B4)",
+        text=repr(text),
+        problem=problem,
+        examples=Word(EXAMPLES),
+    )
+    raise RulesError(T_("{where}: {message}", where=where, message=message) if where else message)
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,33 +226,62 @@ def breath_weapon(table: Table, shooter: str, weapon: str | None = None) -> Brea
     if weapon is None:
         if len(own) == 1:
             return _read(own[0].name, own[0].breath, shooter)
-        known = ", ".join(repr(w.name) for w in own)
+        known = join(repr(w.name) for w in own)
+        if own:
+            raise RulesError(
+                T_(
+                    "{shooter} has {n} breath weapons ({known}): name one, or give a B4 "
+                    "notation, e.g. 'Souffle englobant (acide • puissance 5/2)'",
+                    shooter=repr(shooter),
+                    n=len(own),
+                    known=known,
+                )
+            )
         raise RulesError(
-            f"{shooter!r} has {len(own) or 'no'} breath weapons{f' ({known})' if own else ''}: "
-            "name one, or give a B4 notation, e.g. "
-            "'Souffle englobant (acide • puissance 5/2)'"
+            T_(
+                "{shooter} has no breath weapons: name one, or give a B4 notation, e.g. "
+                "'Souffle englobant (acide • puissance 5/2)'",
+                shooter=repr(shooter),
+            )
         )
     for w in model.weapons:
         if fold(w.name) == fold(weapon):
             if w.breath is None:
                 raise RulesError(
-                    f"weapon {w.name!r} of {shooter!r} is not a breath weapon "
-                    "(it has no `breath` notation, B4)"
+                    T_(
+                        "weapon {weapon} of {shooter} is not a breath weapon (it has no "
+                        "`breath` notation, B4)",
+                        weapon=repr(w.name),
+                        shooter=repr(shooter),
+                    )
                 )
             return _read(w.name, w.breath, shooter)
     if "(" in weapon:
-        notation = parse(weapon, where="the weapon given")
+        notation = parse(weapon, where=T_("the weapon given"))
         return BreathWeapon(notation.french(), notation)
-    known = ", ".join(repr(w.name) for w in own) or "none"
+    if not own:
+        raise RulesError(
+            T_(
+                "{shooter} has no breath weapon {weapon} (its breath weapons: none); a B4 "
+                "notation works too, e.g. 'Souffle englobant (acide • puissance 5/2)'",
+                shooter=repr(shooter),
+                weapon=repr(weapon),
+            )
+        )
     raise RulesError(
-        f"{shooter!r} has no breath weapon {weapon!r} (its breath weapons: "
-        f"{known}); a B4 notation works too, e.g. "
-        "'Souffle englobant (acide • puissance 5/2)'"
+        T_(
+            "{shooter} has no breath weapon {weapon} (its breath weapons: {known}); a B4 "
+            "notation works too, e.g. 'Souffle englobant (acide • puissance 5/2)'",
+            shooter=repr(shooter),
+            weapon=repr(weapon),
+            known=join(repr(w.name) for w in own),
+        )
     )
 
 
 def _read(name: str, text: str | None, shooter: str) -> BreathWeapon:
-    return BreathWeapon(name, parse(text, where=f"weapon {name!r} of {shooter!r}"))
+    where = T_("weapon {weapon} of {shooter}", weapon=repr(name), shooter=repr(shooter))
+    return BreathWeapon(name, parse(text, where=where))
 
 
 def weapon_problems(table: Table) -> list[str]:
@@ -237,7 +301,15 @@ def weapon_problems(table: Table) -> list[str]:
         tir = m.stat("tir")
         if impacting and tir is not None and tir + 5 > MAX_CHAIN_DICE:
             problems.append(
-                f"models[{i}].stats.tir: {tir:,.0f} gives its impacting breath {tir + 5:,.0f} "
-                f"dice (Tir + 5), at most {MAX_CHAIN_DICE:,} are ruled (B6)"
+                str(
+                    T_(
+                        "models[{i}].stats.tir: {tir} gives its impacting breath {dice} dice "
+                        "(Tir + 5), at most {most} are ruled (B6)",
+                        i=i,
+                        tir=Num(tir, ",.0f"),
+                        dice=Num(tir + 5, ",.0f"),
+                        most=Num(MAX_CHAIN_DICE, ","),
+                    )
+                )
             )
     return problems

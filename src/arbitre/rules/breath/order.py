@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from arbitre.errors import RulesError
+from arbitre.i18n import T_, Num
 from arbitre.rules.breath.values import Plan
 
 #: The most steps (state x choice) of the order law of one chain.
@@ -81,10 +82,15 @@ class _Budget:
         if self.left < 0:
             big = max(self.plan.groups, key=len)
             raise RulesError(
-                f"B7-B8: the exact order of this chain takes over {MAX_ORDER_STEPS:,} steps "
-                f"({len(self.plan.victims)} victims, the largest tie {len(big)} at the same "
-                f"distance, {len(self.plan.opponents)} engaged with models outside the "
-                "template): not ruled"
+                T_(
+                    "B7-B8: the exact order of this chain takes over {steps} steps ({victims} "
+                    "victims, the largest tie {tie} at the same distance, {engaged} engaged "
+                    "with models outside the template): not ruled",
+                    steps=Num(MAX_ORDER_STEPS, ","),
+                    victims=len(self.plan.victims),
+                    tie=len(big),
+                    engaged=len(self.plan.opponents),
+                )
             )
 
     def enter(self, group: _Group, states: int) -> None:

@@ -31,6 +31,7 @@ from arbitre.dice import (
     roll_procedure,
 )
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, Word
 from arbitre.rules.breath.order import position_weights, positions
 from arbitre.rules.breath.values import BreathRoll, Hit, Plan
 
@@ -142,9 +143,19 @@ def impacting_hp_mean(
 ) -> Fraction:
     """B6 closed form: the mean HP lost by the victim at ``index``, exactly, without its
     law (:func:`impacting_mean_scaled`)."""
-    for value, what in ((dice, "dice (Tir + 5)"), (power, "power"), (protection, "protection")):
+    for value, what in (
+        (dice, N_("dice (Tir + 5)")),
+        (power, N_("power")),
+        (protection, N_("protection")),
+    ):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise RulesError(f"{what} must be a whole number >= 0, got {value!r}")
+            raise RulesError(
+                T_(
+                    "{what} must be a whole number >= 0, got {value}",
+                    what=Word(what),
+                    value=repr(value),
+                )
+            )
     scaled = impacting_mean_scaled(dice, difficulty, index, power, protection)
     return Fraction(scaled, 6 ** (dice * (index + 1)))
 

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Literal
 
 from arbitre.dice import Distribution, RollLog
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, join
 from arbitre.rules.breath.notation import BreathWeapon, Nature
 from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, chance, law, length, point, reasons_json
 from arbitre.rules.schema import (
@@ -54,12 +55,21 @@ class BreathOptions:
     spill_to_shooter: bool = True
 
 
+#: The word of an empty list of models.
+NONE = N_("none")
+
 # --- requests ----------------------------------------------------------------------------
 
 
 def _check_seed(question: str, seed: int | None) -> None:
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise RulesError(f"{question}: seed must be a whole number >= 0, got {seed!r}")
+        raise RulesError(
+            T_(
+                "{question}: seed must be a whole number >= 0, got {seed}",
+                question=question,
+                seed=repr(seed),
+            )
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -92,22 +102,38 @@ class BreathRequest:
             if on
         ]
         if len(given) != 1:
-            raise RulesError(
-                "breath: give exactly one of angle, toward or best"
-                + (f" (got {', '.join(given)})" if given else "")
-            )
+            if given:
+                raise RulesError(
+                    T_(
+                        "breath: give exactly one of angle, toward or best (got {given})",
+                        given=join(given),
+                    )
+                )
+            raise RulesError(T_("breath: give exactly one of angle, toward or best"))
         if self.angle is not None:
             if isinstance(self.angle, bool) or not isinstance(self.angle, (int, float)):
-                raise RulesError(f"breath: angle must be a number of degrees, got {self.angle!r}")
+                raise RulesError(
+                    T_(
+                        "breath: angle must be a number of degrees, got {angle}",
+                        angle=repr(self.angle),
+                    )
+                )
             object.__setattr__(self, "angle", float(self.angle))
         if self.apex is not None:
             if isinstance(self.apex, bool) or not isinstance(self.apex, (int, float)):
-                raise RulesError(f"breath: apex must be a number of degrees, got {self.apex!r}")
+                raise RulesError(
+                    T_("breath: apex must be a number of degrees, got {apex}", apex=repr(self.apex))
+                )
             if not math.isfinite(self.apex):
-                raise RulesError(f"B2: the apex must be a finite angle in degrees, got {self.apex}")
+                raise RulesError(
+                    T_(
+                        "B2: the apex must be a finite angle in degrees, got {apex}",
+                        apex=str(self.apex),
+                    )
+                )
             if self.best:
                 raise RulesError(
-                    "breath: best searches the apex too; give apex with angle or toward"
+                    T_("breath: best searches the apex too; give apex with angle or toward")
                 )
             object.__setattr__(self, "apex", float(self.apex))
         _check_seed("breath", self.seed)
@@ -131,13 +157,20 @@ class BlastRequest:
             radius = float(self.radius)
         except (TypeError, ValueError):
             raise RulesError(
-                f"blast: at must be (x, y) and radius a number, got at="
-                f"{self.at!r}, radius={self.radius!r}"
+                T_(
+                    "blast: at must be (x, y) and radius a number, got at={at}, radius={radius}",
+                    at=repr(self.at),
+                    radius=repr(self.radius),
+                )
             ) from None
         if not (math.isfinite(x) and math.isfinite(y)):
-            raise RulesError(f"B10: the blast's centre must be finite, got {self.at!r}")
+            raise RulesError(
+                T_("B10: the blast's centre must be finite, got {at}", at=repr(self.at))
+            )
         if not (math.isfinite(radius) and radius > 0):
-            raise RulesError(f"B10: a blast needs a positive radius, got {self.radius!r}")
+            raise RulesError(
+                T_("B10: a blast needs a positive radius, got {radius}", radius=repr(self.radius))
+            )
         object.__setattr__(self, "at", (x, y))
         object.__setattr__(self, "radius", radius)
         _check_seed("blast", self.seed)
@@ -378,8 +411,11 @@ class BreathRuling:
             if v.id == ident:
                 return v
         raise RulesError(
-            f"{ident!r} is not affected by this breath "
-            f"(affected: {', '.join(v.id for v in self.victims) or 'none'})"
+            T_(
+                "{model} is not affected by this breath (affected: {affected})",
+                model=repr(ident),
+                affected=join((v.id for v in self.victims), empty=NONE),
+            )
         )
 
     def to_json(self, unit: Unit | None = None) -> dict[str, Any]:

@@ -30,6 +30,7 @@ import numpy as np
 from arbitre import sight, templates
 from arbitre.dice import MAX_CHAIN_DICE, Distribution
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, Num, Text, join
 from arbitre.rules.breath.notation import BreathWeapon, Nature, breath_weapon
 from arbitre.rules.breath.procedure import expected_value, laws, spill_odds
 from arbitre.rules.breath.values import (
@@ -43,15 +44,21 @@ from arbitre.rules.options import read_options, shared_options
 from arbitre.rules.ruling import Margin, Reason
 from arbitre.rules.small_terrain import CoverBonus, cover_bonuses
 from arbitre.table import Model, Table
-from arbitre.templates import Blast, Cone, Template
+from arbitre.templates import Blast, Cone, Degrees, Template
 from arbitre.text import fold
+
+#: The word of an empty list of victims (B3).
+NOBODY = N_("nobody")
 
 
 def check_order(order: str | None) -> None:
     """B9: the order Vae victis cannot be used with a breath weapon."""
     if order is not None and fold(order) == "vae victis":
         raise RulesError(
-            f"B9: the order {order!r} (Vae victis) cannot be used with a breath weapon"
+            T_(
+                "B9: the order {order} (Vae victis) cannot be used with a breath weapon",
+                order=repr(order),
+            )
         )
 
 
@@ -62,7 +69,12 @@ def stat(model: Model, name: str, default: int | None) -> int | None:
         return default
     if not float(value).is_integer() or value < 0:
         raise RulesError(
-            f"model {model.id!r}: stat {name} must be a whole number >= 0, got {value:g}"
+            T_(
+                "model {model}: stat {name} must be a whole number >= 0, got {value}",
+                model=repr(model.id),
+                name=name,
+                value=Num(value, "g"),
+            )
         )
     return int(value)
 
@@ -89,15 +101,23 @@ class Context:
             tir = stat(table.model(shooter), "tir", None)
             if tir is None:
                 raise RulesError(
-                    f"B6: {shooter!r} has no `tir` stat: an impacting breath "
-                    "rolls Tir + 5 dice (add stats: {tir: N})"
+                    T_(
+                        "B6: {shooter} has no `tir` stat: an impacting breath rolls Tir + 5 "
+                        "dice (add stats: {{tir: N}})",
+                        shooter=repr(shooter),
+                    )
                 )
             self.dice = tir + 5
             if self.dice > MAX_CHAIN_DICE:
                 raise RulesError(
-                    f"B6: {shooter!r} has Tir {tir:,}: an impacting breath rolls Tir + 5 = "
-                    f"{self.dice:,} dice, and at most {MAX_CHAIN_DICE:,} (dice x victims) "
-                    "are ruled"
+                    T_(
+                        "B6: {shooter} has Tir {tir}: an impacting breath rolls Tir + 5 = "
+                        "{dice} dice, and at most {most} (dice x victims) are ruled",
+                        shooter=repr(shooter),
+                        tir=Num(tir, ","),
+                        dice=Num(self.dice, ","),
+                        most=Num(MAX_CHAIN_DICE, ","),
+                    )
                 )
         self.use_cover = (
             self.nature == "impacting" and self.note.rolls and opts.cover_effect == "protection"
@@ -402,17 +422,20 @@ def _reasons(
     out = _template_reasons(ctx, template)
     touched = tuple(v.id for v in victims if v.in_area)
     touch = (
-        "overlaps it (positive area)"
+        T_("overlaps it (positive area)")
         if ctx.strict
-        else f"is within {table.contact_tolerance:g} mm of it (G4)"
+        else T_("is within {tol} mm of it (G4)", tol=Num(table.contact_tolerance, "g"))
     )
     out.append(
         Reason(
             "B3",
             touched,
-            f"touched: {', '.join(touched) or 'nobody'} (a base "
-            f"counts when it {touch}); friend or foe, no attack roll, the number "
-            "of hits cannot be reduced",
+            T_(
+                "touched: {touched} (a base counts when it {touch}); friend or foe, no attack "
+                "roll, the number of hits cannot be reduced",
+                touched=join(touched, empty=NOBODY),
+                touch=touch,
+            ),
         )
     )
     if shielded:
@@ -420,51 +443,82 @@ def _reasons(
             Reason(
                 "B3",
                 tuple(shielded),
-                f"{', '.join(shielded)}: in the template but "
-                "shielded from the apex by large terrain (template_blocked)",
+                T_(
+                    "{shielded}: in the template but shielded from the apex by large "
+                    "terrain (template_blocked)",
+                    shielded=join(shielded),
+                ),
             )
         )
-    out.append(Reason("B4", (s,), f"{ctx.weapon.name}: {ctx.note.describe()}"))
+    out.append(
+        Reason("B4", (s,), T_("{weapon}: {what}", weapon=ctx.weapon.name, what=ctx.note.describe()))
+    )
     out.extend(_dice_reasons(ctx, plan, victims))
     if plan.chained and len(plan.victims) > 1:
         out.append(Reason("B7", plan.victims, _order_text(ctx, template)))
     for g in plan.groups:
         if len(g) > 1:
-            how = "drawn at random (logged dice)" if plan.chained else "irrelevant here"
-            out.append(
-                Reason("B7", g, f"{', '.join(g)} are at the same distance: their order is {how}")
-            )
+            out.append(Reason("B7", g, _tie_text(g, plan.chained)))
     for m, cands in plan.opponents:
-        mine = (
-            f" ({s}, the shooter, is in contact with {m}: spill_to_shooter)" if s in cands else ""
-        )
+        out.append(Reason("B8", (m, *cands), _spill_text(s, m, cands)))
+    if order is not None:
         out.append(
             Reason(
-                "B8",
-                (m, *cands),
-                f"{m} is engaged with {', '.join(cands)} outside "
-                f"the template: 1d6, odd = one of them at random is affected too{mine}",
+                "B9",
+                (s,),
+                T_("order {order} allowed (only Vae victis is barred)", order=repr(order)),
             )
         )
-    if order is not None:
-        out.append(Reason("B9", (s,), f"order {order!r} allowed (only Vae victis is barred)"))
     return out
 
 
-def _order_text(ctx: Context, template: Template) -> str:
+def _tie_text(group: Sequence[str], chained: bool) -> Text:
+    """B7: victims at the same distance, their order drawn or irrelevant."""
+    if chained:
+        return T_(
+            "{group} are at the same distance: their order is drawn at random (logged dice)",
+            group=join(group),
+        )
+    return T_("{group} are at the same distance: their order is irrelevant here", group=join(group))
+
+
+def _spill_text(s: str, m: str, cands: Sequence[str]) -> Text:
+    """B8: the opponents a victim engages outside the template."""
+    if s in cands:
+        return T_(
+            "{model} is engaged with {opponents} outside the template: 1d6, odd = one of them "
+            "at random is affected too ({shooter}, the shooter, is in contact with {model}: "
+            "spill_to_shooter)",
+            model=m,
+            opponents=join(cands),
+            shooter=s,
+        )
+    return T_(
+        "{model} is engaged with {opponents} outside the template: 1d6, odd = one of them at "
+        "random is affected too",
+        model=m,
+        opponents=join(cands),
+    )
+
+
+def _order_text(ctx: Context, template: Template) -> Text:
     """B7: where the victims' distances are measured from."""
-    s, tol = ctx.shooter, ctx.table.contact_tolerance
+    s, tol = ctx.shooter, Num(ctx.table.contact_tolerance, "g")
     frm = ctx.opts.order_from if isinstance(template, Cone) else "apex"
-    how = {
-        "base": f"from {s}'s base to each base, nearest points",
-        "centre": f"from {s}'s centre to each base's centre",
-        "apex": "from the template's "
-        + ("apex" if isinstance(template, Cone) else "centre")
-        + " to the nearest point of each base",
-    }[frm]
-    return (
-        f"victims taken nearest first, distances {how} (order_from: {frm}); "
-        f"within {tol:g} mm of each other they are equal (G4)"
+    if frm == "base":
+        how = T_("from {shooter}'s base to each base, nearest points", shooter=s)
+    elif frm == "centre":
+        how = T_("from {shooter}'s centre to each base's centre", shooter=s)
+    elif isinstance(template, Cone):
+        how = T_("from the template's apex to the nearest point of each base")
+    else:
+        how = T_("from the template's centre to the nearest point of each base")
+    return T_(
+        "victims taken nearest first, distances {how} (order_from: {frm}); within {tol} mm of "
+        "each other they are equal (G4)",
+        how=how,
+        frm=frm,
+        tol=tol,
     )
 
 
@@ -475,34 +529,45 @@ def _template_reasons(ctx: Context, template: Template) -> list[Reason]:
             Reason(
                 "B10",
                 (s,),
-                f"blast of radius {u.length(template.radius)}, resolved like B5; "
-                "nobody is excepted",
+                T_(
+                    "blast of radius {radius}, resolved like B5; nobody is excepted",
+                    radius=u.measure(template.radius),
+                ),
             )
         ]
     baseless = ctx.table.model(s).base.radius <= 0
-    theta = templates.apex_angle(ctx.table, s, template)
-    where = (
-        "at its centre"
-        if baseless
-        else f"on its base at {theta:.4g} degrees from its centre"
-        + (" (the aim direction)" if abs((theta - template.angle + 180) % 360 - 180) < 1e-9 else "")
-    )
-    beside = (
-        ""
-        if baseless or ctx.opts.cone_over_base
-        else "; the cone lies beside the base, not over it"
-    )
+    theta = float(templates.apex_angle(ctx.table, s, template))
+    axis = float(template.angle)
+    if baseless:
+        b2 = T_("axis at {axis}, apex at its centre", axis=Degrees(axis))
+    elif abs((theta - template.angle + 180) % 360 - 180) < 1e-9:
+        b2 = T_(
+            "axis at {axis}, apex on its base at {theta} from its centre (the aim direction)",
+            axis=Degrees(axis),
+            theta=Degrees(theta),
+        )
+    else:
+        b2 = T_(
+            "axis at {axis}, apex on its base at {theta} from its centre",
+            axis=Degrees(axis),
+            theta=Degrees(theta),
+        )
+    if not (baseless or ctx.opts.cone_over_base):
+        b2 = b2 + T_("; the cone lies beside the base, not over it")
     out = [
         Reason(
             "B1",
             (s,),
-            f"cone {u.length(template.length)} long, far side "
-            f"{u.length(template.width)} (6 x 2 toises)",
+            T_(
+                "cone {length} long, far side {width} (6 x 2 toises)",
+                length=u.measure(template.length),
+                width=u.measure(template.width),
+            ),
         ),
-        Reason("B2", (s,), f"axis at {template.angle:.4g} degrees, apex {where}{beside}"),
+        Reason("B2", (s,), b2),
     ]
     if baseless:
-        out.append(Reason("F8", (s,), f"{s} has no base: its centre is used"))
+        out.append(Reason("F8", (s,), T_("{shooter} has no base: its centre is used", shooter=s)))
     return out
 
 
@@ -515,29 +580,44 @@ def _dice_reasons(ctx: Context, plan: Plan, victims: Sequence[Victim]) -> list[R
             Reason(
                 "B5",
                 (),
-                f"each victim: 5d6, each die {note.difficulty}+ hits for "
-                f"{note.power}; HP lost = damage - Protection; no cover",
+                T_(
+                    "each victim: 5d6, each die {difficulty}+ hits for {power}; HP lost = "
+                    "damage - Protection; no cover",
+                    difficulty=note.difficulty,
+                    power=note.power,
+                ),
             )
         ]
     out = [
         Reason(
             "B6",
             (s,),
-            f"{plan.dice} dice (Tir + 5) at the nearest; each next victim "
-            "gets the dice missed on the one before",
+            T_(
+                "{dice} dice (Tir + 5) at the nearest; each next victim gets the dice missed "
+                "on the one before",
+                dice=plan.dice,
+            ),
         )
     ]
     for v in victims:
         c = ctx.covers.get(v.id)
         if c and c.bonus:
-            how = "added to Protection" if ctx.use_cover else "ignored (cover_effect: none)"
-            out.append(
-                Reason(
-                    "B6",
-                    (v.id, *c.pieces),
-                    f"{v.id}: cover +{c.bonus} from {s}'s centre line ({how})",
+            if ctx.use_cover:
+                text = T_(
+                    "{model}: cover +{bonus} from {shooter}'s centre line (added to Protection)",
+                    model=v.id,
+                    bonus=c.bonus,
+                    shooter=s,
                 )
-            )
+            else:
+                text = T_(
+                    "{model}: cover +{bonus} from {shooter}'s centre line (ignored "
+                    "(cover_effect: none))",
+                    model=v.id,
+                    bonus=c.bonus,
+                    shooter=s,
+                )
+            out.append(Reason("B6", (v.id, *c.pieces), text))
             out.extend(c.reasons)
     return out
 

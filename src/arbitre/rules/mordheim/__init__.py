@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, Text, join, semicolons
 from arbitre.rules import schema
 from arbitre.rules.mordheim.deciding import Enemy, elevation_slack, legal_slack, smallest
 from arbitre.rules.mordheim.priority import height, priority
@@ -84,7 +85,9 @@ __all__ = [
 
 def _table(subject: object, question: str) -> Table:
     if not isinstance(subject, Table):
-        raise RulesError(f"{question} rules a table; this file is a map of places")
+        raise RulesError(
+            T_("{question} rules a table; this file is a map of places", question=question)
+        )
     return subject
 
 
@@ -116,11 +119,15 @@ def rule_targets(
     reasons = [*refusals, *_reasons(table, s, w, bs, weapon, elevated, multiplayer)]
     if not refusals and not any(d.legal for d in drafts):
         why = "M4" if any(d.facts.visible for d in drafts) else "M1"
-        refusals.append(Reason(why, (s.id,), f"{s.id} has no legal target"))
+        refusals.append(Reason(why, (s.id,), T_("{id} has no legal target", id=s.id)))
         reasons.append(refusals[-1])
     if not refusals:
         reasons.append(
-            Reason("M1", (s.id,), f"{s.id} may shoot: it sees a target and has a missile weapon")
+            Reason(
+                "M1",
+                (s.id,),
+                T_("{id} may shoot: it sees a target and has a missile weapon", id=s.id),
+            )
         )
     # M1, M7: refusals no move undoes (statuses, engagements, no weapon or BS)
     static = bool(engaged[s.id]) or any(k in s.status for k in BARRED) or w is None or not bs
@@ -208,7 +215,17 @@ def _drafts(
     for d in drafts:
         if not d.facts.visible:
             t = d.model.id
-            d.refuse(Reason("M1", (s.id, t), f"{s.id} cannot target {t}: it does not see it"))
+            d.refuse(
+                Reason(
+                    "M1",
+                    (s.id, t),
+                    T_(
+                        "{shooter} cannot target {target}: it does not see it",
+                        shooter=s.id,
+                        target=t,
+                    ),
+                )
+            )
     return drafts
 
 
@@ -222,21 +239,28 @@ def _refusals(
             Reason(
                 "M1",
                 (s.id, *engaged[s.id]),
-                f"{s.id} is engaged in close "
-                f"combat with {', '.join(engaged[s.id])}: it cannot shoot",
+                T_(
+                    "{id} is engaged in close combat with {others}: it cannot shoot",
+                    id=s.id,
+                    others=join(engaged[s.id]),
+                ),
             )
         )
-    for status, text in BARRED.items():
+    for status, msgid in BARRED.items():
         if status in s.status:
-            refusals.append(Reason("M1", (s.id,), f"{s.id} {text}: it cannot shoot this turn"))
+            refusals.append(Reason("M1", (s.id,), Text(msgid, (("id", s.id),))))
     if w is None:
-        refusals.append(Reason("M1", (s.id,), f"{s.id} has no missile weapon"))
+        refusals.append(Reason("M1", (s.id,), T_("{id} has no missile weapon", id=s.id)))
     if bs is None:
-        refusals.append(Reason("M7", (s.id,), f"{s.id} has no BS (stats.bs): no score to hit"))
+        refusals.append(
+            Reason("M7", (s.id,), T_("{id} has no BS (stats.bs): no score to hit", id=s.id))
+        )
     elif bs == 0:
-        refusals.append(Reason("M7", (s.id,), f"{s.id} has BS 0: the M7 table has no score for it"))
+        refusals.append(
+            Reason("M7", (s.id,), T_("{id} has BS 0: the M7 table has no score for it", id=s.id))
+        )
     if not any(d.facts.visible for d in drafts):
-        refusals.append(Reason("M1", (s.id,), f"{s.id} sees no enemy"))
+        refusals.append(Reason("M1", (s.id,), T_("{id} sees no enemy", id=s.id)))
     return refusals
 
 
@@ -254,30 +278,48 @@ def _reasons(
         Reason(
             "M2",
             (s.id,),
-            f"{s.id} sees all around and pivots for free before shooting (pivoting is not moving)",
+            T_(
+                "{id} sees all around and pivots for free before shooting (pivoting is not moving)",
+                id=s.id,
+            ),
         )
     ]
     if w is not None and w.range is not None:
-        how = "" if named else ", its first missile weapon"
-        reasons.append(
-            Reason(
-                "M6", (s.id,), f"{s.id} shoots with {w.name} (range {length(table, w.range)}{how})"
+        reach = length(table, w.range)
+        words = (
+            T_("{id} shoots with {weapon} (range {range})", id=s.id, weapon=w.name, range=reach)
+            if named
+            else T_(
+                "{id} shoots with {weapon} (range {range}, its first missile weapon)",
+                id=s.id,
+                weapon=w.name,
+                range=reach,
             )
         )
+        reasons.append(Reason("M6", (s.id,), words))
     if bs:
         reasons.append(
-            Reason("M7", (s.id,), f"{s.id} has BS {bs}: {7 - bs}+ to hit before modifiers")
+            Reason(
+                "M7",
+                (s.id,),
+                T_(
+                    "{id} has BS {bs}: {need}+ to hit before modifiers", id=s.id, bs=bs, need=7 - bs
+                ),
+            )
         )
     if "moved" in s.status:
-        reasons.append(Reason("M7", (s.id,), f"{s.id} moved this turn: -1 to hit"))
+        reasons.append(Reason("M7", (s.id,), T_("{id} moved this turn: -1 to hit", id=s.id)))
     if elevated:
         reasons.append(
             Reason(
                 "M5",
                 (s.id,),
-                f"{s.id} stands {length(table, s.elevation)} "
-                "above the table (more than 2 in): it may pick any target it "
-                "sees, enemies inside its building first",
+                T_(
+                    "{id} stands {height} above the table (more than 2 in): it may pick any "
+                    "target it sees, enemies inside its building first",
+                    id=s.id,
+                    height=length(table, s.elevation),
+                ),
             )
         )
     if multiplayer:
@@ -285,8 +327,12 @@ def _reasons(
             Reason(
                 "M4",
                 (s.id,),
-                f"{len(table.sides())} warbands: {s.id} may fire "
-                "into a fight none of whose models is of its warband",
+                T_(
+                    "{n} warbands: {id} may fire into a fight none of whose models is of its "
+                    "warband",
+                    n=len(table.sides()),
+                    id=s.id,
+                ),
             )
         )
     return reasons
@@ -313,20 +359,35 @@ def _shoot(
     s, t = table.model(shooter), table.model(target)
     if t.side == s.side:
         raise RulesError(
-            f"{shooter} may not shoot {target}: {target} is of its own warband "
-            f"({s.side}), not an enemy (M3)"
+            T_(
+                "{shooter} may not shoot {target}: {target} is of its own warband "
+                "({side}), not an enemy (M3)",
+                shooter=shooter,
+                target=target,
+                side=s.side,
+            )
         )
     if ruling.refusals:
-        raise RulesError(f"{shooter} may not shoot: {_why(ruling.refusals)}")
+        raise RulesError(
+            T_("{shooter} may not shoot: {why}", shooter=shooter, why=_why(ruling.refusals))
+        )
     tr = ruling.target(target)
     if not tr.legal or tr.shot is None or tr.odds is None or ruling.weapon is None:
-        raise RulesError(f"{shooter} may not shoot {target}: {_why(tr.refusals)}")
+        raise RulesError(
+            T_(
+                "{shooter} may not shoot {target}: {why}",
+                shooter=shooter,
+                target=target,
+                why=_why(tr.refusals),
+            )
+        )
     seed = secrets.randbelow(2**32) if request.seed is None else request.seed
     return [rolled(tr, ruling.weapon.name, options, seed)]
 
 
-def _why(reasons: Sequence[Reason]) -> str:
-    return "; ".join(f"{r.text} ({r.rule})" for r in reasons) or "no reason given"
+def _why(reasons: Sequence[Reason]) -> Text:
+    """The refusals in words, each with its rule: ``a (M1); b (M3)``."""
+    return semicolons((r.message + f" ({r.rule})" for r in reasons), N_("no reason given"))
 
 
 def _los(subject: object, request: LosRequest, *, options: MordheimOptions) -> list[LosRuling]:
@@ -338,7 +399,7 @@ def _check(subject: object) -> list[str]:
     """What Mordheim's questions would refuse in a table: buildings (M5), BS values (M7)."""
     if not isinstance(subject, Table):
         return []
-    found = building_problems(subject)
+    found = [str(p) for p in building_problems(subject)]
     for m in subject.models:
         try:
             ballistic_skill(m)

@@ -16,6 +16,7 @@ Decisions beyond RULES.md:
 
 from __future__ import annotations
 
+from arbitre.i18n import T_, TN_, Text, Word, join, semicolons
 from arbitre.rules.mordheim.shot import modifiers
 from arbitre.rules.mordheim.target import Draft
 from arbitre.rules.mordheim.values import DIST_EPS, DISTRACTED
@@ -36,8 +37,12 @@ def priority(s: Model, candidates: list[Draft]) -> None:
                 Reason(
                     "M3",
                     (s.id, t),
-                    f"{t} is the closest enemy {s.id} may target: "
-                    "it must be targeted unless an exception allows another",
+                    T_(
+                        "{target} is the closest enemy {shooter} may target: it must be "
+                        "targeted unless an exception allows another",
+                        target=t,
+                        shooter=s.id,
+                    ),
                 ),
                 closest=True,
             )
@@ -47,19 +52,30 @@ def priority(s: Model, candidates: list[Draft]) -> None:
                 Reason(
                     "M3",
                     (s.id, t),
-                    f"{t} is farther than the closest enemy but a large target: it may be picked",
+                    T_(
+                        "{target} is farther than the closest enemy but a large target: it may "
+                        "be picked",
+                        target=t,
+                    ),
                 )
             )
             continue
         closer = [c for c in candidates if c.distance < d.distance - DIST_EPS]
-        passed, unmet = [], []
+        passed: list[Text] = []
+        unmet: list[Draft] = []
         for c in closer:
-            status = [text for key, text in DISTRACTED.items() if key in c.model.status]
+            status = [Word(text) for key, text in DISTRACTED.items() if key in c.model.status]
             if status:
-                passed.append(f"{c.model.id} is {' and '.join(status)}")
+                passed.append(T_("{id} is {status}", id=c.model.id, status=_and(status)))
             elif d.ease() > c.ease():
                 passed.append(
-                    f"{t} is easier to hit than {c.model.id} ({_ease_text(d)}; {_ease_text(c)})"
+                    T_(
+                        "{target} is easier to hit than {other} ({ease}; {other_ease})",
+                        target=t,
+                        other=c.model.id,
+                        ease=_ease_text(d),
+                        other_ease=_ease_text(c),
+                    )
                 )
             else:
                 unmet.append(c)
@@ -68,7 +84,11 @@ def priority(s: Model, candidates: list[Draft]) -> None:
                 Reason(
                     "M3",
                     (s.id, t, *(c.model.id for c in closer)),
-                    f"{t} may be picked over closer enemies: {'; '.join(passed)}",
+                    T_(
+                        "{target} may be picked over closer enemies: {passed}",
+                        target=t,
+                        passed=semicolons(passed),
+                    ),
                 )
             )
             continue
@@ -78,23 +98,37 @@ def priority(s: Model, candidates: list[Draft]) -> None:
 def _not_easier(s: Model, d: Draft, unmet: list[Draft]) -> Reason:
     """M3: why ``d`` may not be picked over the closer enemies ``unmet``."""
     t = d.model.id
-    ids = ", ".join(c.model.id for c in unmet)
-    verb, them = ("is", "it is") if len(unmet) == 1 else ("are", "they are")
     return Reason(
         "M3",
         (s.id, t, *(c.model.id for c in unmet)),
-        f"{ids} {verb} "
-        f"closer: {t} is not easier to hit ({_ease_text(d)}; "
-        f"{'; '.join(_ease_text(c) for c in unmet)}), not a large target, "
-        f"and {them} not stunned, knocked down or fleeing",
+        TN_(
+            "{ids} is closer: {target} is not easier to hit ({ease}; {others}), not a large "
+            "target, and it is not stunned, knocked down or fleeing",
+            "{ids} are closer: {target} is not easier to hit ({ease}; {others}), not a large "
+            "target, and they are not stunned, knocked down or fleeing",
+            "n",
+            ids=join(c.model.id for c in unmet),
+            target=t,
+            ease=_ease_text(d),
+            others=semicolons(_ease_text(c) for c in unmet),
+            n=len(unmet),
+        ),
     )
 
 
-def _ease_text(d: Draft) -> str:
+def _and(words: list[Word]) -> Text | Word:
+    """Words joined by "and": ``stunned and fleeing``."""
+    if len(words) == 1:
+        return words[0]
+    return T_("{a} and {b}", a=_and(words[:-1]), b=words[-1])
+
+
+def _ease_text(d: Draft) -> Text:
+    """How easy a target is to hit, in words: ``orc 5+, p 1/3``."""
     r = d.ruling
     if r.odds is None or r.need_text is None:
-        return f"{r.target} modifiers {modifiers(r):+d}"
-    return f"{r.target} {r.need_text}, p {r.odds.hit}"
+        return T_("{target} modifiers {mods}", target=r.target, mods=f"{modifiers(r):+d}")
+    return T_("{target} {need}, p {p}", target=r.target, need=r.need_text, p=r.odds.hit)
 
 
 def height(s: Model, candidates: list[Draft]) -> None:
@@ -104,23 +138,42 @@ def height(s: Model, candidates: list[Draft]) -> None:
     for d in candidates:
         t = d.model.id
         if not same:
-            d.allow(Reason("M5", (s.id, t), f"{s.id} shoots from a height: {t} may be picked"))
+            d.allow(
+                Reason(
+                    "M5",
+                    (s.id, t),
+                    T_(
+                        "{shooter} shoots from a height: {target} may be picked",
+                        shooter=s.id,
+                        target=t,
+                    ),
+                )
+            )
         elif d in same:
             d.allow(
                 Reason(
                     "M5",
                     (s.id, t, str(s.inside)),
-                    f"{t} is inside {s.inside} with "
-                    f"{s.id}: enemies in the same building must be targeted first",
+                    T_(
+                        "{target} is inside {building} with {shooter}: enemies in the same "
+                        "building must be targeted first",
+                        target=t,
+                        building=s.inside,
+                        shooter=s.id,
+                    ),
                 ),
                 closest=True,
             )
         else:
-            ids = ", ".join(x.model.id for x in same)
             d.refuse(
                 Reason(
                     "M5",
                     (s.id, t, *(x.model.id for x in same)),
-                    f"{ids} inside {s.inside} with {s.id} must be targeted first",
+                    T_(
+                        "{ids} inside {building} with {shooter} must be targeted first",
+                        ids=join(x.model.id for x in same),
+                        building=s.inside,
+                        shooter=s.id,
+                    ),
                 )
             )

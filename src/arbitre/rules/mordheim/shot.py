@@ -31,6 +31,7 @@ from arbitre.dice import (
     roll_procedure,
 )
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, Text, Word, semicolons
 from arbitre.rules.mordheim.values import MordheimOptions, ShootRuling, TargetRuling
 from arbitre.rules.ruling import Reason, chance
 from arbitre.table import Model
@@ -134,8 +135,12 @@ def ballistic_skill(model: Model) -> int | None:
         return None
     if isinstance(value, bool) or not float(value).is_integer() or not 0 <= value <= 10:
         raise RulesError(
-            f"model {model.id!r} stats.bs: must be a whole number from 0 to 10 "
-            f"(the M7 table), got {value!r}"
+            T_(
+                "model {id} stats.bs: must be a whole number from 0 to 10 (the M7 table), "
+                "got {value}",
+                id=repr(model.id),
+                value=repr(value),
+            )
         )
     return int(value)
 
@@ -145,17 +150,17 @@ def reachable(score: int, opts: MordheimOptions) -> bool:
     return score <= (6 if opts.need_over_six == "impossible" else 9)
 
 
-def need_text(score: int, opts: MordheimOptions, in_range: bool | None = True) -> str:
+def need_text(score: int, opts: MordheimOptions, in_range: bool | None = True) -> Text:
     """The M7 score in words: ``4+``, ``6 then 4+``, ``impossible (7+)``."""
     if in_range is False:
-        return "out of range"
+        return T_("out of range")
     if score <= 1:
-        return "2+ (a natural 1 misses)" if opts.natural_one_misses else "any roll"
+        return T_("2+ (a natural 1 misses)") if opts.natural_one_misses else T_("any roll")
     if score <= 6:
-        return f"{score}+"
+        return Text("{score}+", (("score", score),))
     if opts.need_over_six == "6-then-4+" and score <= 9:
-        return f"6 then {score - 3}+"
-    return f"impossible ({score}+)"
+        return T_("6 then {score}+", score=score - 3)
+    return T_("impossible ({score}+)", score=score)
 
 
 def need_short(score: int, opts: MordheimOptions, in_range: bool | None = True) -> str:
@@ -167,7 +172,7 @@ def need_short(score: int, opts: MordheimOptions, in_range: bool | None = True) 
         return "no hit"
     if score <= 1:
         return "2+" if opts.natural_one_misses else "1+"
-    return need_text(score, opts)
+    return need_text(score, opts).render("en")
 
 
 def modifiers(r: TargetRuling) -> int:
@@ -226,25 +231,47 @@ def to_hit(
         need_over_six=opts.need_over_six,
     )
     odds = shot.odds()
-    parts = "".join(f", {name} {-m:+d}" for m, name in mods if m)
-    total = f" = {need_text(score, opts)}" if parts else ""
-    range_text = "" if f.in_range else "; out of range"
-    reasons = [
-        Reason(
-            "M7", (s.id, target), f"BS {bs}: {7 - bs}+{parts}{total}{range_text}; p(hit) {odds.hit}"
-        )
-    ]
+    reasons = [Reason("M7", (s.id, target), _score_words(bs, mods, score, opts, f, odds))]
     if f.in_cover and f.in_range and odds.hit_cover:
         reasons.append(
             Reason(
                 "M9",
                 (target, *f.cover_pieces),
-                f"a miss by exactly 1 hits the cover instead: p {odds.hit_cover}",
+                T_("a miss by exactly 1 hits the cover instead: p {p}", p=odds.hit_cover),
             )
         )
     need = score if f.in_range and reachable(score, opts) else None
     changes = tuple((name, -m) for m, name in mods if m)  # to the roll: cover -1 ...
     return Score(score=score, need=need, shot=shot, odds=odds, modifiers=changes), reasons
+
+
+#: M7: the modifiers' names, for people (the ruling's ``modifiers`` keep the English names).
+MODIFIER_WORDS = {
+    "cover": N_("cover"),
+    "long range": N_("long range"),
+    "moved and shot": N_("moved and shot"),
+    "large target": N_("large target"),
+}
+
+
+def _score_words(
+    bs: int,
+    mods: list[tuple[int, str]],
+    score: int,
+    opts: MordheimOptions,
+    f: ToHitFacts,
+    odds: Odds,
+) -> Text:
+    """M7 in words: ``BS 3: 4+, cover -1 = 5+; p(hit) 1/3``."""
+    words: Text = T_("BS {bs}: {need}+", bs=bs, need=7 - bs)
+    for m, name in mods:
+        if m:
+            words = words + ", " + Word(MODIFIER_WORDS[name]) + f" {-m:+d}"
+    if any(m for m, _ in mods):
+        words = words + " = " + need_text(score, opts)
+    if not f.in_range:
+        words = semicolons((words, T_("out of range")))
+    return semicolons((words, T_("p(hit) {p}", p=odds.hit)))
 
 
 # -- a shot rolled ---------------------------------------------------------------------------
@@ -253,7 +280,9 @@ def to_hit(
 def rolled(tr: TargetRuling, weapon: str, opts: MordheimOptions, seed: int) -> ShootRuling:
     """Roll the legal shot ``tr`` (M6, M7, M9, M4, M11) from ``seed``, every die logged."""
     if tr.shot is None or tr.odds is None:
-        raise RulesError(f"{tr.shooter} has no score to hit {tr.target} (M7)")
+        raise RulesError(
+            T_("{shooter} has no score to hit {target} (M7)", shooter=tr.shooter, target=tr.target)
+        )
     shot, shooter, target = tr.shot, tr.shooter, tr.target
     (kind, hit), log = roll(shot, seed)
     reasons = list(tr.reasons)
@@ -262,22 +291,15 @@ def rolled(tr: TargetRuling, weapon: str, opts: MordheimOptions, seed: int) -> S
             Reason(
                 "M6",
                 (shooter, target),
-                "out of range: the shot misses automatically, no dice rolled",
+                T_("out of range: the shot misses automatically, no dice rolled"),
             )
         )
     else:
-        die = log.dice[0].value
-        after = f" then {log.dice[1].value}" if len(log.dice) > 1 and shot.need > 6 else ""
-        text = {
-            "hit": "hits",
-            "miss": "misses",
-            "hit_cover": "misses by exactly 1: the shot hits the cover",
-        }[kind]
         reasons.append(
             Reason(
                 "M9" if kind == "hit_cover" else "M7",
                 (shooter, target),
-                f"rolled {die}{after} needing {need_text(shot.need, opts)}: {text}",
+                _roll_words(shot, log, kind, opts),
             )
         )
     if kind == "hit" and len(shot.fight) > 1:
@@ -285,11 +307,18 @@ def rolled(tr: TargetRuling, weapon: str, opts: MordheimOptions, seed: int) -> S
             Reason(
                 "M4",
                 shot.fight,
-                f"rolled {log.dice[-1].value} on a d{len(shot.fight)}: the hit goes to {hit}",
+                T_(
+                    "rolled {die} on a d{sides}: the hit goes to {hit}",
+                    die=log.dice[-1].value,
+                    sides=len(shot.fight),
+                    hit=hit,
+                ),
             )
         )
     if kind == "hit" and hit is not None:
-        reasons.append(Reason("M11", (str(hit),), f"{hit} is hit: go on to the wound step"))
+        reasons.append(
+            Reason("M11", (str(hit),), T_("{hit} is hit: go on to the wound step", hit=hit))
+        )
     return ShootRuling(
         shooter=shooter,
         target=target,
@@ -303,4 +332,21 @@ def rolled(tr: TargetRuling, weapon: str, opts: MordheimOptions, seed: int) -> S
         odds=tr.odds,
         reasons=tuple(reasons),
         margin=tr.margin,
+    )
+
+
+def _roll_words(shot: Shot, log: RollLog, kind: ToHit, opts: MordheimOptions) -> Text:
+    """M7, M9: the roll in words: ``rolled 3 needing 5+: misses``."""
+    die: int | Text = log.dice[0].value
+    if len(log.dice) > 1 and shot.need > 6:
+        die = T_("{die} then {then}", die=die, then=log.dice[1].value)
+    need = need_text(shot.need, opts)
+    if kind == "hit":
+        return T_("rolled {die} needing {need}: hits", die=die, need=need)
+    if kind == "miss":
+        return T_("rolled {die} needing {need}: misses", die=die, need=need)
+    return T_(
+        "rolled {die} needing {need}: misses by exactly 1: the shot hits the cover",
+        die=die,
+        need=need,
     )

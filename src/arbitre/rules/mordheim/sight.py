@@ -27,6 +27,7 @@ import shapely
 from arbitre import sight
 from arbitre.errors import RulesError
 from arbitre.geometry import WallFootprint
+from arbitre.i18n import N_, T_, Num, Text, join, semicolons
 from arbitre.rules.mordheim import margins
 from arbitre.rules.mordheim.margins import NO_SLACK, Slack
 from arbitre.rules.mordheim.values import MordheimOptions
@@ -379,7 +380,7 @@ def check_buildings(table: Table) -> None:
         raise RulesError(problems[0])
 
 
-def building_problems(table: Table) -> list[str]:
+def building_problems(table: Table) -> list[Text]:
     """M5: every model whose ``inside`` names no building of the table, and why."""
     pieces = {t.id: t for t in table.terrain}
     found = []
@@ -387,88 +388,129 @@ def building_problems(table: Table) -> list[str]:
         if m.inside is None:
             continue
         if m.inside not in pieces:
-            known = ", ".join(t.id for t in table.terrain if t.building) or "none"
+            known = join((t.id for t in table.terrain if t.building), empty=N_("none"))
             found.append(
-                f"model {m.id!r} inside: unknown terrain id {m.inside!r} (buildings: {known})"
+                T_(
+                    "model {id} inside: unknown terrain id {inside} (buildings: {known})",
+                    id=repr(m.id),
+                    inside=repr(m.inside),
+                    known=known,
+                )
             )
         elif not pieces[m.inside].building:
             found.append(
-                f"model {m.id!r} inside: terrain {m.inside!r} is not a building "
-                "(give it building: true)"
+                T_(
+                    "model {id} inside: terrain {inside} is not a building "
+                    "(give it building: true)",
+                    id=repr(m.id),
+                    inside=repr(m.inside),
+                )
             )
     return found
 
 
-def pct(share: float) -> str:
-    """A share in words, never rounded to 0% or 100% unless it is: ``<1%``, ``>99%``."""
+def pct(share: float) -> Text:
+    """A share in words, never rounded to 0% or 100% unless it is: ``<1%``, ``>99%``
+    (French: ``86 %``)."""
     if 0.0 < share < 0.005:
-        return "<1%"
+        return T_("<1%")
     if 0.995 <= share < 1.0:
-        return ">99%"
-    return f"{share:.0%}"
+        return T_(">99%")
+    return T_("{pct}%", pct=Num(share * 100, ".0f"))
 
 
-def _shares_text(table: Table, f: PairSight, pieces: Sequence[str], whole: float) -> str:
+def _shares_text(table: Table, f: PairSight, pieces: Sequence[str], whole: float) -> Text:
     """What ``pieces`` hide of the target, ``whole`` in all: ``fence hides 40%`` for one
     piece, ``40% is hidden: fence hides 30%, cart 25% (each alone)`` for several; a
     piece that only gives cover says so (it hides without blocking, M8 decision)."""
     alone = dict(f.hidden)
     small = {t.id for t in table.terrain if not t.blocks}
     words = [
-        f"{p} hides {pct(alone.get(p, 0.0))}"
-        + (" (a cover piece: it hides without blocking)" if p in small else "")
+        T_(
+            "{piece} hides {share} (a cover piece: it hides without blocking)",
+            piece=p,
+            share=pct(alone.get(p, 0.0)),
+        )
+        if p in small
+        else T_("{piece} hides {share}", piece=p, share=pct(alone.get(p, 0.0)))
         for p in pieces
     ]
     if len(words) == 1:
         return words[0]
-    return f"{pct(whole)} is hidden: {', '.join(words)} (each alone)"
+    return T_("{share} is hidden: {pieces} (each alone)", share=pct(whole), pieces=join(words))
 
 
 def seen_reason(table: Table, f: PairSight) -> Reason:
     """M1: whether the shooter sees some of the target (S2 > 0, blocking pieces hiding),
     and, when blocking pieces hide part of it, what each hides."""
     a, b = f.shooter, f.target
-    inside = "".join(
-        f"; {w} does not hide: {a if table.model(a).inside == w else b} stands in it"
-        for w in f.ignored
-    )
     if f.visible:
-        rest = f"; {_shares_text(table, f, f.partial, 1 - f.seen)}" if f.partial else ""
-        return Reason(
-            "M1",
-            (a, b, *f.partial),
-            f"{a} sees {pct(f.seen)} of {b}'s base past blocking terrain and other "
-            f"models{inside}{rest}",
+        words = T_(
+            "{shooter} sees {share} of {target}'s base past blocking terrain and other models",
+            shooter=a,
+            share=pct(f.seen),
+            target=b,
         )
-    by = ", ".join(f.blockers) or "blocking terrain and models"
-    return Reason("M1", (a, b, *f.blockers), f"{b} is not visible to {a}: hidden by {by}")
+        for w in f.ignored:
+            who = a if table.model(a).inside == w else b
+            words = semicolons(
+                (words, T_("{piece} does not hide: {id} stands in it", piece=w, id=who))
+            )
+        if f.partial:
+            words = semicolons((words, _shares_text(table, f, f.partial, 1 - f.seen)))
+        return Reason("M1", (a, b, *f.partial), words)
+    by = join(f.blockers, empty=N_("blocking terrain and models"))
+    return Reason(
+        "M1",
+        (a, b, *f.blockers),
+        T_("{target} is not visible to {shooter}: hidden by {by}", target=b, shooter=a, by=by),
+    )
 
 
 def window_reason(f: PairSight) -> Reason | None:
     """M12: how the windows of the walls near the line decided, if they did."""
     if not f.windows or f.other is None:
         return None
-    a, b, walls = f.shooter, f.target, ", ".join(f.windows)
+    a, b, walls = f.shooter, f.target, join(f.windows)
     ids = (a, b, *f.windows)
     if not f.open_windows:
         return Reason(
             "M12",
             ids,
-            f"option windows: closed: the windows of {walls} are part of the wall; open, "
-            f"they would let {a} see {pct(f.other)} of {b}'s base",
+            T_(
+                "option windows: closed: the windows of {walls} are part of the wall; open, "
+                "they would let {shooter} see {share} of {target}'s base",
+                walls=walls,
+                shooter=a,
+                share=pct(f.other),
+                target=b,
+            ),
         )
     if f.only_windows:
         return Reason(
             "M12",
             ids,
-            f"{a} sees {b} only through a window of {walls}: a window is an opening "
-            "(option windows: open), and a target seen only through a window is in cover",
+            T_(
+                "{shooter} sees {target} only through a window of {walls}: a window is an "
+                "opening (option windows: open), and a target seen only through a window is "
+                "in cover",
+                shooter=a,
+                target=b,
+                walls=walls,
+            ),
         )
     return Reason(
         "M12",
         ids,
-        f"{a} sees {pct(f.seen - f.other)} of {b}'s base through a window of {walls} "
-        f"(a window is an opening, option windows: open; shut, {pct(f.other)})",
+        T_(
+            "{shooter} sees {share} of {target}'s base through a window of {walls} (a window "
+            "is an opening, option windows: open; shut, {shut})",
+            shooter=a,
+            share=pct(f.seen - f.other),
+            target=b,
+            walls=walls,
+            shut=pct(f.other),
+        ),
     )
 
 
@@ -484,16 +526,25 @@ def cover(table: Table, s: Model, t: Model, f: PairSight) -> tuple[bool, tuple[s
     parts = []
     if f.partly_hidden:
         parts.append(
-            f"of {t.id}'s base seen from {s.id}, "
-            f"{_shares_text(table, f, f.hiders, 1 - f.exposed)}; {pct(f.exposed)} in plain view"
+            T_(
+                "of {target}'s base seen from {shooter}, {shares}; {plain} in plain view",
+                target=t.id,
+                shooter=s.id,
+                shares=_shares_text(table, f, f.hiders, 1 - f.exposed),
+                plain=pct(f.exposed),
+            )
         )
     if building:
-        parts.append(f"{t.id} stands inside building {building}")
+        parts.append(T_("{id} stands inside building {building}", id=t.id, building=building))
     if through:
-        parts.append(f"{t.id} is seen only through a window of {', '.join(through)} (M12)")
+        parts.append(
+            T_("{id} is seen only through a window of {walls} (M12)", id=t.id, walls=join(through))
+        )
     if not parts:
-        return False, (), Reason("M8", (t.id,), f"nothing hides any part of {t.id}: no cover")
-    return True, pieces, Reason("M8", (t.id, *pieces), f"in cover: {'; '.join(parts)}")
+        words = T_("nothing hides any part of {id}: no cover", id=t.id)
+        return False, (), Reason("M8", (t.id,), words)
+    words = T_("in cover: {parts}", parts=semicolons(parts))
+    return True, pieces, Reason("M8", (t.id, *pieces), words)
 
 
 def because(visible: bool, blockers: Sequence[str], cover_pieces: Sequence[str]) -> str:
@@ -517,7 +568,7 @@ def los_rulings(
         table.model(a)
         table.model(b)
         if a == b:
-            raise RulesError(f"a model does not shoot itself: {a!r}")
+            raise RulesError(T_("a model does not shoot itself: {id}", id=repr(a)))
     out = []
     opts = options or MordheimOptions()
     close_call = shared_options(table).close_call

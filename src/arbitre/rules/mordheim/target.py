@@ -26,11 +26,10 @@ from __future__ import annotations
 import itertools
 from dataclasses import replace
 from fractions import Fraction
-from typing import Any
-
-import networkx as nx
+from typing import TYPE_CHECKING, Any
 
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, TN_, Join, Text, join
 from arbitre.rules.mordheim.deciding import own_slacks
 from arbitre.rules.mordheim.margins import NO_SLACK
 from arbitre.rules.mordheim.shot import (
@@ -42,6 +41,10 @@ from arbitre.rules.mordheim.shot import (
     to_hit,
 )
 from arbitre.rules.mordheim.sight import PairSight, cover, seen_reason, window_reason
+
+if TYPE_CHECKING:  # networkx is imported when a fight is ruled, not with the ruleset
+    import networkx as nx
+from arbitre.i18n import semicolons
 from arbitre.rules.mordheim.values import (
     DIST_EPS,
     TWO_INCHES,
@@ -68,23 +71,42 @@ def missile_weapon(model: Model, name: str | None = None) -> Weapon | None:
         if w.name.casefold() == name.strip().casefold():
             if w.range is None:
                 raise RulesError(
-                    f"{model.id}'s weapon {w.name!r} is not a missile weapon (it has no range)"
+                    T_(
+                        "{id}'s weapon {weapon} is not a missile weapon (it has no range)",
+                        id=model.id,
+                        weapon=repr(w.name),
+                    )
                 )
             return w
-    known = ", ".join(repr(w.name) for w in missiles) or "none"
-    raise RulesError(f"{model.id} has no weapon {name!r} (missile weapons: {known})")
+    known = join((repr(w.name) for w in missiles), empty=N_("none"))
+    raise RulesError(
+        T_(
+            "{id} has no weapon {weapon} (missile weapons: {known})",
+            id=model.id,
+            weapon=repr(name),
+            known=known,
+        )
+    )
 
 
-def is_large(table: Table, model: Model) -> tuple[bool, str]:
-    """M10: the large-target rule, or more than 2" tall or wide (its base); and why."""
+def is_large(table: Table, model: Model) -> tuple[bool, Text | None]:
+    """M10: the large-target rule, or more than 2" tall or wide (its base); and why (a
+    reason's words: "... : a large target, +1 to hit")."""
     if model.large_target:
-        return True, f"{model.id} has the large target rule"
+        return True, T_("{id} has the large target rule: a large target, +1 to hit", id=model.id)
     if model.height is not None and model.height > TWO_INCHES + DIST_EPS:
-        return True, f"{model.id} is {length(table, model.height)} tall, more than 2 in"
+        return True, T_(
+            "{id} is {height} tall, more than 2 in: a large target, +1 to hit",
+            id=model.id,
+            height=length(table, model.height),
+        )
     if model.base.diameter > TWO_INCHES + DIST_EPS:
-        wide = length(table, model.base.diameter)
-        return True, f"{model.id}'s base is {wide} wide, more than 2 in"
-    return False, ""
+        return True, T_(
+            "{id}'s base is {wide} wide, more than 2 in: a large target, +1 to hit",
+            id=model.id,
+            wide=length(table, model.base.diameter),
+        )
+    return False, None
 
 
 def fights(table: Table, engaged: Engagements) -> tuple[tuple[str, ...], ...]:
@@ -111,6 +133,8 @@ def fight_of(target: str, engaged: Engagements) -> tuple[str, ...]:
     (those engaged with it, then those engaged with them...); empty outside a melee."""
     if not engaged[target]:
         return ()
+    import networkx as nx
+
     rank = {k: i for i, k in enumerate(engaged)}  # table order
     tree = nx.bfs_tree(
         _graph(engaged), target, sort_neighbors=lambda ns: sorted(ns, key=rank.__getitem__)
@@ -120,18 +144,22 @@ def fight_of(target: str, engaged: Engagements) -> tuple[str, ...]:
 
 def _graph(engaged: Engagements) -> nx.Graph[str]:
     """The engagements as a graph: a node a model in close combat, an edge a contact."""
+    import networkx as nx
+
     return nx.Graph([(a, b) for a, others in engaged.items() for b in others])
 
 
-def _links(e: str, friends: list[str], engaged: Engagements) -> str:
+def _links(e: str, friends: list[str], engaged: Engagements) -> Join:
     """M4 in words: the chain of engagements from ``e`` to each of ``friends``."""
+    import networkx as nx
+
     graph = _graph(engaged)
     steps: dict[tuple[str, str], None] = {}
     for f in friends:
         path = nx.shortest_path(graph, e, f)
         for a, b in itertools.pairwise(path):
             steps[(a, b)] = None
-    return ", ".join(f"{a} fights {b}" for a, b in steps)
+    return join(T_("{a} fights {b}", a=a, b=b) for a, b in steps)
 
 
 def melee(
@@ -153,40 +181,58 @@ def melee(
         return True, Reason(
             "M4",
             (e.id, *friends),
-            f"{e.id} is in close combat with "
-            f"{', '.join(friends)} of {s.id}'s warband: no shooting into "
-            "that fight",
+            T_(
+                "{target} is in close combat with {friends} of {shooter}'s warband: no "
+                "shooting into that fight",
+                target=e.id,
+                friends=join(friends),
+                shooter=s.id,
+            ),
         )
     if friends:
         return True, Reason(
             "M4",
             (*fight,),
-            f"{_links(e.id, friends, engaged)}: one fight, with "
-            f"{', '.join(friends)} of {s.id}'s warband in it: no shooting into that fight",
+            T_(
+                "{links}: one fight, with {friends} of {shooter}'s warband in it: no shooting "
+                "into that fight",
+                links=_links(e.id, friends, engaged),
+                friends=join(friends),
+                shooter=s.id,
+            ),
         )
     if not multiplayer:
         return True, Reason(
             "M4",
             (e.id, *fight[1:]),
-            f"{e.id} is in close combat with "
-            f"{', '.join(fight[1:])}: only a game of more than two warbands "
-            "allows shooting into a fight",
+            T_(
+                "{target} is in close combat with {others}: only a game of more than two "
+                "warbands allows shooting into a fight",
+                target=e.id,
+                others=join(fight[1:]),
+            ),
         )
     pool = (e.id, *opponents)
     rest = [m for m in fight if m not in pool]
-    beyond = (
-        f"; {', '.join(rest)} {'is' if len(rest) == 1 else 'are'} in the fight but not "
-        f"engaged with {e.id}: not hit"
-        if rest
-        else ""
+    words = T_(
+        "{target} is in a fight without {shooter}'s warband (more than two warbands): a hit "
+        "goes at random to one of {pool} (1 in {n} each)",
+        target=e.id,
+        shooter=s.id,
+        pool=join(pool),
+        n=len(pool),
     )
-    return False, Reason(
-        "M4",
-        fight,
-        f"{e.id} is in a fight without {s.id}'s warband "
-        f"(more than two warbands): a hit goes at random to one of "
-        f"{', '.join(pool)} (1 in {len(pool)} each){beyond}",
-    )
+    if rest:
+        beyond = TN_(
+            "{rest} is in the fight but not engaged with {target}: not hit",
+            "{rest} are in the fight but not engaged with {target}: not hit",
+            "n",
+            rest=join(rest),
+            target=e.id,
+            n=len(rest),
+        )
+        words = semicolons((words, beyond))
+    return False, Reason("M4", fight, words)
 
 
 def in_range(
@@ -194,24 +240,36 @@ def in_range(
 ) -> tuple[bool | None, bool | None, Reason]:
     """M6: whether ``e`` is in range of ``w`` and at long range (None without a weapon),
     measured as ``range_from`` says, and why."""
-    how = "closest base edges" if opts.range_from == "edge" else "centres"
-    away = f"{e.id} is {length(table, distance)} away ({how})"
+    away = (
+        T_(
+            "{target} is {distance} away (closest base edges)",
+            target=e.id,
+            distance=length(table, distance),
+        )
+        if opts.range_from == "edge"
+        else T_(
+            "{target} is {distance} away (centres)", target=e.id, distance=length(table, distance)
+        )
+    )
     if w is None or w.range is None:
         return None, None, Reason("M6", (s.id, e.id), away)
     within = distance <= w.range + DIST_EPS
     long_range = distance > w.range / 2 + DIST_EPS
     what = (
-        "out of range: the shot misses automatically"
+        T_("out of range: the shot misses automatically")
         if not within
-        else f"long range (beyond {length(table, w.range / 2)})"
+        else T_("long range (beyond {half})", half=length(table, w.range / 2))
         if long_range
-        else "in range, not long range"
+        else T_("in range, not long range")
     )
-    return (
-        within,
-        long_range,
-        Reason("M6", (s.id, e.id), f"{away}; {w.name} {length(table, w.range)}: {what}"),
+    words = T_(
+        "{away}; {weapon} {range}: {what}",
+        away=away,
+        weapon=w.name,
+        range=length(table, w.range),
+        what=what,
     )
+    return within, long_range, Reason("M6", (s.id, e.id), words)
 
 
 class Draft:
@@ -335,8 +393,8 @@ def target_facts(
     seen, in_cover, cover_pieces = _seen(table, s, e, f)
     reasons = [range_reason, *seen]
     large, why = is_large(table, e)
-    if large:
-        reasons.append(Reason("M10", (e.id,), f"{why}: a large target, +1 to hit"))
+    if why is not None:
+        reasons.append(Reason("M10", (e.id,), why))
     fight = fight_of(e.id, engaged)
     barred, in_melee = melee(s, e, fight, table, multiplayer, engaged)
     facts = ToHitFacts(

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from arbitre.dice import NeedOverSix, RollLog, ToHit
 from arbitre.errors import RulesError
+from arbitre.i18n import N_, T_, Length, Text, join
 from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, reasons_json
 from arbitre.rules.ruling import length as json_length
 from arbitre.rules.schema import (
@@ -41,10 +42,19 @@ if TYPE_CHECKING:
 TWO_INCHES = 50.8
 #: M3, M6: lengths equal within this many mm count as equal.
 DIST_EPS = 1e-6
-#: M3: a closer enemy with one of these may be passed over.
-DISTRACTED = {"stunned": "stunned", "knocked_down": "knocked down", "fleeing": "fleeing"}
-#: M1: statuses that forbid shooting this turn.
-BARRED = {"ran": "ran", "failed_charge": "failed a charge", "rallied": "rallied this turn"}
+#: M3: a closer enemy with one of these may be passed over (the words for it).
+DISTRACTED = {
+    "stunned": N_("stunned"),
+    "knocked_down": N_("knocked down"),
+    "fleeing": N_("fleeing"),
+}
+#: M1: statuses that forbid shooting this turn, and the refusal each gives (``{id}``: the
+#: shooter).
+BARRED = {
+    "ran": N_("{id} ran: it cannot shoot this turn"),
+    "failed_charge": N_("{id} failed a charge: it cannot shoot this turn"),
+    "rallied": N_("{id} rallied this turn: it cannot shoot this turn"),
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,9 +88,9 @@ class ShootRequest:
     seed: int | None = None
 
 
-def length(table: Table, mm: float) -> str:
-    """A length in the scenario's unit, for reasons (G1)."""
-    return table.unit.length(mm)
+def length(table: Table, mm: float) -> Length:
+    """A length in the scenario's unit, for reasons (G1), worded per language."""
+    return table.unit.measure(mm)
 
 
 def _len(unit: Unit | None, mm: float | None) -> float | None:
@@ -120,7 +130,7 @@ class TargetRuling:
     large: bool
     score: int | None
     need: int | None
-    need_text: str | None
+    need_text: Text | None
     need_short: str | None
     odds: Odds | None
     legal: bool
@@ -155,7 +165,7 @@ class TargetRuling:
             "large": self.large,
             "score": self.score,
             "need": self.need,
-            "need_text": self.need_text,
+            "need_text": None if self.need_text is None else str(self.need_text),
             "need_short": self.need_short,
             "modifiers": [{"name": name, "roll": change} for name, change in self.modifiers],
             "odds": None if self.odds is None else self.odds.to_json(),
@@ -230,8 +240,15 @@ class TargetsRuling:
         for t in self.targets:
             if t.target == ident:
                 return t
-        enemies = ", ".join(t.target for t in self.targets) or "none"
-        raise RulesError(f"{ident!r} is not an enemy of {self.shooter!r} (enemies: {enemies})")
+        enemies = join((t.target for t in self.targets), empty=N_("none"))
+        raise RulesError(
+            T_(
+                "{ident} is not an enemy of {shooter} (enemies: {enemies})",
+                ident=repr(ident),
+                shooter=repr(self.shooter),
+                enemies=enemies,
+            )
+        )
 
     def to_json(self, unit: Unit | None = None) -> dict[str, Any]:
         return {
@@ -272,7 +289,7 @@ class ShootRuling:
     target: str
     weapon: str
     shot: Shot
-    need_text: str
+    need_text: Text
     outcome: ToHit
     hit: str | None
     automatic: bool
@@ -297,7 +314,7 @@ class ShootRuling:
             "target": self.target,
             "weapon": self.weapon,
             "score": self.shot.need,
-            "need_text": self.need_text,
+            "need_text": str(self.need_text),
             "in_range": self.shot.in_range,
             "in_cover": self.shot.in_cover,
             "fight": list(self.shot.fight),

@@ -16,12 +16,14 @@ null: a map of places has no lengths).
 
 from __future__ import annotations
 
+from arbitre.i18n import N_
 from arbitre.rules.places import move, place, shot
 from arbitre.rules.places.common import (
     Granted,
     JunctionRef,
     PlacesOptions,
     describe,
+    effect_text,
     effects_of,
 )
 from arbitre.rules.places.move import MoveRequest, MoveRuling, Step, Way, leaving, step_cost
@@ -46,6 +48,7 @@ __all__ = [
     "Step",
     "Way",
     "describe",
+    "effect_text",
     "effects_of",
     "leaving",
     "step_cost",
@@ -53,13 +56,13 @@ __all__ = [
 
 RULESET = Ruleset(
     name="places",
-    title="A map of places instead of a gridded battlemap (P1-P6)",
+    title=N_("A map of places instead of a gridded battlemap (P1-P6)"),
     aliases=("placemap", "lieux", "zones"),
     options=PlacesOptions,
     questions=questions(
         Question(
             "move",
-            "Where a unit can end its move, and the best ways there (P3-P4)",
+            N_("Where a unit can end its move, and the best ways there (P3-P4)"),
             MoveRequest,
             move.move,
             subject="places",
@@ -67,7 +70,7 @@ RULESET = Ruleset(
         ),
         Question(
             "shot",
-            "The places a shot crosses and the attack score reduction (P5)",
+            N_("The places a shot crosses and the attack score reduction (P5)"),
             ShotRequest,
             shot.shot,
             subject="places",
@@ -75,7 +78,7 @@ RULESET = Ruleset(
         ),
         Question(
             "place",
-            "What a place is and gives (P2, P6)",
+            N_("What a place is and gives (P2, P6)"),
             PlaceRequest,
             place.place,
             subject="places",

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from arbitre.errors import RulesError
-from arbitre.places import Effect, Junction, Place, PlaceMap, Unit, stat_label
+from arbitre.i18n import T_, Text
 from arbitre.rules.schema import INT, STR, obj
+
+if TYPE_CHECKING:  # the places model is imported when a map is ruled, not with the ruleset
+    from arbitre.places import Effect, Junction, Place, PlaceMap, Unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,44 +43,76 @@ class PlacesOptions:
 MAX_WORDED = 12
 
 
-def worded(ids: Iterable[str], sep: str = ", ", most: int = MAX_WORDED) -> str:
+def worded(ids: Iterable[str], sep: str = ", ", most: int = MAX_WORDED) -> Text | str:
     """Ids as a reason words them: all of them, or past ``most`` the first ones, the last
     and the count (a chain of 5,000 places is not written out in a sentence)."""
     names = list(ids)
     if len(names) <= most:
         return sep.join(names)
-    return sep.join([*names[: most - 2], "...", names[-1]]) + f" ({len(names)} in all)"
+    shown = sep.join([*names[: most - 2], "...", names[-1]])
+    return T_("{names} ({n} in all)", names=shown, n=len(names))
 
 
 def placemap_of(subject: object, question: str) -> PlaceMap:
     """The map a places question is asked of; a RulesError if it is not a map of places."""
+    from arbitre.places import PlaceMap
+
     if not isinstance(subject, PlaceMap):
-        raise RulesError(f"{question} rules a map of places; this file is not one")
+        raise RulesError(
+            T_("{question} rules a map of places; this file is not one", question=question)
+        )
     return subject
 
 
-def describe(e: Effect) -> str:
-    """A P6 effect in words (English), as every ruling and face shows it."""
-    head = {"always": "", "first": "if first arrived: ", "last": "if last arrived: "}[e.when]
-    if e.kind in ("stat", "resource"):
-        gain = f"{stat_label(e.name)} {e.amount:+d}"
-        return head + (f"resource {gain}" if e.kind == "resource" else gain)
+def _effect_words(e: Effect) -> Text:
+    """What a P6 effect does, whoever holds it."""
+    from arbitre.places import stat_name
+
+    amount = f"{e.amount:+d}"
+    if e.kind == "stat":
+        return Text("{stat} {amount}", (("stat", stat_name(e.name)), ("amount", amount)))
+    if e.kind == "resource":
+        return T_("resource {name} {amount}", name=stat_name(e.name), amount=amount)
     if e.kind == "bleeding":
-        tail = " on each missed melee attack" if e.per == "missed_melee_attack" else ""
-        return f"{head}bleeding {e.amount}{tail}"
+        if e.per == "missed_melee_attack":
+            return T_("bleeding {n} on each missed melee attack", n=e.amount)
+        return T_("bleeding {n}", n=e.amount)
     if e.kind == "untargetable":
-        return f"{head}cannot be targeted by ranged weapons"
+        return T_("cannot be targeted by ranged weapons")
     if e.kind == "obstruction":
-        return f"{head}obstruction of every unit present {e.amount:+d}"
-    return f"{head}ranged attacks: only the final place counts, range {e.amount:+d}"
+        return T_("obstruction of every unit present {amount}", amount=amount)
+    return T_("ranged attacks: only the final place counts, range {amount}", amount=amount)
+
+
+def describe(e: Effect) -> str:
+    """A P6 effect in words, in the current language (:func:`effect_text` words it when
+    read)."""
+    return effect_text(e).render()
+
+
+def effect_text(e: Effect) -> Text:
+    """A P6 effect in words, as every ruling and face shows it (worded when read, in the
+    language spoken then)."""
+    words = _effect_words(e)
+    if e.when == "first":
+        return T_("if first arrived: {effect}", effect=words)
+    if e.when == "last":
+        return T_("if last arrived: {effect}", effect=words)
+    return words
 
 
 @dataclass(frozen=True, slots=True)
 class Granted:
-    """A P6 effect as a ruling gives it: the effect stated in the data, and its words."""
+    """A P6 effect as a ruling gives it: the effect stated in the data, and its ``words``
+    (:func:`effect_text`); :attr:`text` words them in the current language."""
 
     effect: Effect
-    text: str
+    words: Text
+
+    @property
+    def text(self) -> str:
+        """The effect in words, in the current language (:func:`arbitre.i18n.speaking`)."""
+        return self.words.render()
 
     def to_json(self) -> dict[str, Any]:
         e = self.effect
@@ -94,7 +129,7 @@ class Granted:
 
 def granted(effects: Iterable[Effect]) -> tuple[Granted, ...]:
     """Effects with their words."""
-    return tuple(Granted(effect=e, text=describe(e)) for e in effects)
+    return tuple(Granted(effect=e, words=effect_text(e)) for e in effects)
 
 
 def effects_of(place: Place, options: PlacesOptions) -> tuple[Effect, ...]:

@@ -12,10 +12,10 @@ from __future__ import annotations
 import heapq
 import itertools
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from arbitre.errors import RulesError
-from arbitre.places import MAX_MOVEMENT, Effect, PlaceMap, Unit
+from arbitre.i18n import T_, TN_
 from arbitre.rules.places.common import (
     EFFECT,
     JUNCTION,
@@ -23,7 +23,7 @@ from arbitre.rules.places.common import (
     JunctionRef,
     PlacesOptions,
     bleeding,
-    describe,
+    effect_text,
     effects_of,
     granted,
     obstruction_bonus,
@@ -33,6 +33,9 @@ from arbitre.rules.places.common import (
 )
 from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, reasons_json
 from arbitre.rules.schema import IDS, INT, REASONS, STR, array, obj
+
+if TYPE_CHECKING:  # the places model is imported when a map is ruled, not with the ruleset
+    from arbitre.places import Effect, PlaceMap, Unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,17 +279,25 @@ def move(subject: object, request: MoveRequest, *, options: PlacesOptions) -> li
     """Every place ``request.unit`` can end its move on with ``request.points`` (default:
     its movement), and the best ways there (P3-P4): every Pareto-optimal (exhaustion,
     points spent) pair; ties broken by fewest bleeding, then fewest steps, then place ids."""
+    from arbitre.places import MAX_MOVEMENT
+
     placemap = placemap_of(subject, "move")
     mover = placemap.unit(request.unit)
     budget = mover.movement if request.points is None else request.points
     if budget is None:
-        raise RulesError(f"unit {mover.id!r} has no movement: give the points (--points N)")
+        raise RulesError(
+            T_("unit {unit} has no movement: give the points (--points N)", unit=repr(mover.id))
+        )
     if budget < 0:
-        raise RulesError(f"movement points must be >= 0, got {budget}")
+        raise RulesError(T_("movement points must be >= 0, got {points}", points=budget))
     if budget > MAX_MOVEMENT:
         raise RulesError(
-            f"movement points must be <= {MAX_MOVEMENT} (far beyond any unit's movement; "
-            f"every way of the ruling is listed step by step), got {budget}"
+            T_(
+                "movement points must be <= {most} (far beyond any unit's movement; every way "
+                "of the ruling is listed step by step), got {points}",
+                most=MAX_MOVEMENT,
+                points=budget,
+            )
         )
     fronts = _fronts(placemap, mover, budget, options)
     order = {p.id: k for k, p in enumerate(placemap.places)}
@@ -326,14 +337,30 @@ def _reasons(
         Reason(
             "P1",
             (here, *near),
-            f"a move goes from place to adjacent place; next to {here}: "
-            f"{worded(near) or 'nothing'}",
+            T_(
+                "a move goes from place to adjacent place; next to {place}: {places}",
+                place=here,
+                places=worded(near),
+            )
+            if near
+            else T_(
+                "a move goes from place to adjacent place; next to {place}: nothing", place=here
+            ),
         ),
         Reason(
             "P3",
             (unit, here),
-            f"{unit} on {here} has {budget} movement points; entering a place costs its "
-            "encumbrance",
+            # the English has always said "points", even for 1: the same id for both forms
+            TN_(
+                "{unit} on {place} has {points} movement points; entering a place costs its "
+                "encumbrance",
+                "{unit} on {place} has {points} movement points; entering a place costs its "
+                "encumbrance",
+                "points",
+                unit=unit,
+                place=here,
+                points=budget,
+            ),
         ),
     ]
     gained, foes = leaving(placemap, mover, here, options)
@@ -342,15 +369,24 @@ def _reasons(
             Reason(
                 "P3",
                 (unit, *foes),
-                f"leaving {here} gains {gained} exhaustion: the obstruction of {worded(foes)}",
+                TN_(
+                    "leaving {place} gains {n} exhaustion: the obstruction of {units}",
+                    "leaving {place} gains {n} exhaustion: the obstruction of {units}",
+                    "n",
+                    place=here,
+                    n=gained,
+                    units=worded(foes),
+                ),
             )
         )
     reasons.append(
         Reason(
             "P4",
             (unit,),
-            "a move ends on a place, never on a junction; junctions add their encumbrance to "
-            "the step across them",
+            T_(
+                "a move ends on a place, never on a junction; junctions add their encumbrance "
+                "to the step across them"
+            ),
         )
     )
     if unreachable:
@@ -358,7 +394,13 @@ def _reasons(
             Reason(
                 "P3",
                 unreachable,
-                f"out of reach with {budget} points: {worded(unreachable)}",
+                TN_(
+                    "out of reach with {points} points: {places}",
+                    "out of reach with {points} points: {places}",
+                    "points",
+                    points=budget,
+                    places=worded(unreachable),
+                ),
             )
         )
     return tuple(reasons)
@@ -379,20 +421,34 @@ def _step(
         adversaries=foes,
     )
     reasons, bled = [], []
-    text = f"{a} -> {b}: encumbrance {placemap.place(b).encumbrance}"
+    added = "".join(f", {j.kind} {j.id} +{j.encumbrance}" for j in junctions if j.encumbrance)
     for j in junctions:
-        text += f", {j.kind} {j.id} +{j.encumbrance}" if j.encumbrance else ""
         if j.bleeding:
             bled.append(j.bleeding)
-            reasons.append(
-                Reason("P4", (mover.id, j.id), f"crossing {j.kind} {j.id}: bleeding {j.bleeding}")
-            )
+            text = T_("crossing {kind} {id}: bleeding {n}", kind=j.kind, id=j.id, n=j.bleeding)
+            reasons.append(Reason("P4", (mover.id, j.id), text))
     ids = tuple(j.id for j in junctions)
-    reasons.append(Reason("P4" if junctions else "P3", (a, b, *ids), f"{text}: {step.cost} points"))
+    cost = TN_(
+        "{start} -> {end}: encumbrance {encumbrance}{junctions}: {cost} points",
+        "{start} -> {end}: encumbrance {encumbrance}{junctions}: {cost} points",
+        "cost",
+        start=a,
+        end=b,
+        encumbrance=placemap.place(b).encumbrance,
+        junctions=added,
+        cost=step.cost,
+    )
+    reasons.append(Reason("P4" if junctions else "P3", (a, b, *ids), cost))
     if foes:
-        reasons.append(
-            Reason("P3", (a, *foes), f"leaving {a}: +{exhaustion} exhaustion ({worded(foes)})")
+        leave = TN_(
+            "leaving {place}: +{n} exhaustion ({units})",
+            "leaving {place}: +{n} exhaustion ({units})",
+            "n",
+            place=a,
+            n=exhaustion,
+            units=worded(foes),
         )
+        reasons.append(Reason("P3", (a, *foes), leave))
     return step, bled, reasons
 
 
@@ -420,7 +476,8 @@ def _way(
                 gained.append(e)
                 if e.kind == "bleeding" and e.per == "arrival":
                     bled.append(e.amount)
-                reasons.append(Reason("P6", (mover.id, b), f"arriving on {b}: {describe(e)}"))
+                text = T_("arriving on {place}: {effect}", place=b, effect=effect_text(e))
+                reasons.append(Reason("P6", (mover.id, b), text))
     spent = sum(s.cost for s in steps)
     return Way(
         place=path[-1],

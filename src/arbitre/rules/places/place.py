@@ -8,16 +8,16 @@ what a unit arriving now would get (P6), under the ``parent_effects`` option.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from arbitre.places import Effect, Place, PlaceMap, Unit
+from arbitre.i18n import T_, Text
 from arbitre.rules.places.common import (
     EFFECT,
     JUNCTION,
     Granted,
     JunctionRef,
     PlacesOptions,
-    describe,
+    effect_text,
     effects_of,
     granted,
     holds,
@@ -28,6 +28,9 @@ from arbitre.rules.places.common import (
 )
 from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, reasons_json
 from arbitre.rules.schema import BOOL, IDS, INT, STR, array, nullable, obj
+
+if TYPE_CHECKING:  # the places model is imported when a map is ruled, not with the ruleset
+    from arbitre.places import Effect, Place, PlaceMap, Unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,9 +170,13 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def source_text(source: str) -> str:
+def source_text(source: str) -> Text:
     """Where a characteristic comes from, in words (P2)."""
-    return {"stated": "stated", "default": "default"}.get(source, f"from {source}")
+    if source == "stated":
+        return T_("stated")
+    if source == "default":
+        return T_("default")
+    return T_("from {source}", source=source)
 
 
 def _occupants(
@@ -197,8 +204,13 @@ def _reasons(
         Reason(
             "P2",
             (p.id,),
-            f"encumbrance {p.encumbrance} ({source_text(p.source('encumbrance'))}), "
-            f"cover {p.cover} ({source_text(p.source('cover'))})",
+            T_(
+                "encumbrance {encumbrance} ({encumbrance_from}), cover {cover} ({cover_from})",
+                encumbrance=p.encumbrance,
+                encumbrance_from=source_text(p.source("encumbrance")),
+                cover=p.cover,
+                cover_from=source_text(p.source("cover")),
+            ),
         )
     ]
     if p.lineage:
@@ -206,22 +218,41 @@ def _reasons(
             Reason(
                 "P2",
                 (p.id, *p.lineage),
-                f"inherits what it does not state from {worded(p.lineage, ' -> ')}",
+                T_(
+                    "inherits what it does not state from {chain}",
+                    chain=worded(p.lineage, " -> "),
+                ),
             )
         )
-    reasons += [Reason("P6", (p.id,), f"{describe(e)} ({e.source})") for e in effects]
+    reasons += [
+        Reason(
+            "P6",
+            (p.id,),
+            Text("{effect} ({source})", (("effect", effect_text(e)), ("source", e.source))),
+        )
+        for e in effects
+    ]
     if there:
-        first = any(e.when == "first" for e in effects)
-        reasons.append(
-            Reason(
-                "P6",
-                tuple(u.id for u in there),
-                f"arrival order: {worded(u.id for u in there)}; a unit arriving now is the "
-                "last arrived" + (f", not the first ({there[0].id} is)" if first else ""),
-            )
-        )
-    reasons.append(Reason("P1", (p.id, *near), f"adjacent places: {worded(near) or 'none'}"))
+        reasons.append(Reason("P6", tuple(u.id for u in there), _arrival_order(effects, there)))
+    if near:
+        text = T_("adjacent places: {places}", places=worded(near))
+    else:
+        text = T_("adjacent places: none")
+    reasons.append(Reason("P1", (p.id, *near), text))
     return tuple(reasons)
+
+
+def _arrival_order(effects: tuple[Effect, ...], there: tuple[Unit, ...]) -> Text:
+    """P6: who arrived when on the place, and what a unit arriving now would be."""
+    order = worded(u.id for u in there)
+    if any(e.when == "first" for e in effects):
+        return T_(
+            "arrival order: {units}; a unit arriving now is the last arrived, not the first "
+            "({first} is)",
+            units=order,
+            first=there[0].id,
+        )
+    return T_("arrival order: {units}; a unit arriving now is the last arrived", units=order)
 
 
 def place(subject: object, request: PlaceRequest, *, options: PlacesOptions) -> list[PlaceRuling]:

@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any, ClassVar, Literal
-
-import networkx as nx  # type: ignore[import-untyped, unused-ignore]
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
 from arbitre.errors import RulesError
-from arbitre.places import Effect, Junction, PlaceMap, Unit
+from arbitre.i18n import T_, Text
 from arbitre.rules.places.common import PlacesOptions, effects_of, holds, placemap_of, worded
 from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, reasons_json
 from arbitre.rules.schema import BOOL, IDS, INT, STR, array, nullable, obj
+
+if TYPE_CHECKING:  # the places model is imported when a map is ruled, not with the ruleset
+    from arbitre.places import Effect, Junction, PlaceMap, Unit
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,6 +177,8 @@ def _line(
     graph = placemap.graph
     if a == b:
         return (a,)
+    import networkx as nx  # type: ignore[import-untyped, unused-ignore]
+
     dist = nx.single_source_shortest_path_length(graph, a)
     if b not in dist:
         return None
@@ -226,8 +229,12 @@ def _target_refusals(placemap: PlaceMap, target: Unit, options: PlacesOptions) -
         Reason(
             "P6",
             (target.id, target.place),
-            f"{target.id} is on {target.place} ({e.source}): it cannot be targeted by ranged "
-            "weapons",
+            T_(
+                "{unit} is on {place} ({source}): it cannot be targeted by ranged weapons",
+                unit=target.id,
+                place=target.place,
+                source=e.source,
+            ),
         )
         for e in effects_of(placemap.place(target.place), options)
         if e.kind == "untargetable" and holds(placemap, target, e)
@@ -269,24 +276,32 @@ def _cover_counts(
         if j.ranged_reduction:
             adds[j.id] = j.ranged_reduction
             parts.append(f"{j.kind} {j.id} {j.ranged_reduction}")
-            reasons.append(
-                Reason(
-                    "P4",
-                    (j.id,),
-                    f"{j.kind} {j.id} on the way: +{j.ranged_reduction} for ranged attacks",
-                )
+            text = T_(
+                "{kind} {id} on the way: +{n} for ranged attacks",
+                kind=j.kind,
+                id=j.id,
+                n=j.ranged_reduction,
             )
+            reasons.append(Reason("P4", (j.id,), text))
     if line:
         total = sum(adds.values())
-        reasons.append(
-            Reason(
-                "P5",
-                line[1:],
-                "attack score reduced by the covers of the places crossed but the first: "
-                f"{worded(parts, ' + ') or 'none'} = {total}",
-            )
-        )
+        reasons.append(Reason("P5", line[1:], _reduced(worded(parts, " + "), total)))
     return adds, reasons
+
+
+def _reduced(parts: Text | str, total: int) -> Text:
+    """P5's reason: what each counted place (and mist) adds, and the sum."""
+    if not parts:
+        return T_(
+            "attack score reduced by the covers of the places crossed but the first: "
+            "none = {total}",
+            total=total,
+        )
+    return T_(
+        "attack score reduced by the covers of the places crossed but the first: {parts} = {total}",
+        parts=parts,
+        total=total,
+    )
 
 
 def _tower_counts(
@@ -296,13 +311,26 @@ def _tower_counts(
     (or what ``tower_counts`` says); what it adds and the reason."""
     final = line[-1:] if len(line) > 1 else ()
     adds = {p: getattr(placemap.place(p), counting) for p in final}
-    reason = Reason(
-        "P6",
-        (shooter.id, shooter.place),
-        f"{shooter.id} arrived first on {shooter.place} ({tower.source}): only the final "
-        f"place counts, its {counting} ({sum(adds.values())}); range {tower.amount:+d}",
-    )
-    return adds, [reason]
+    figures = {
+        "unit": shooter.id,
+        "place": shooter.place,
+        "source": tower.source,
+        "n": sum(adds.values()),
+        "range": f"{tower.amount:+d}",
+    }
+    if counting == "encumbrance":
+        text = T_(
+            "{unit} arrived first on {place} ({source}): only the final place counts, its "
+            "encumbrance ({n}); range {range}",
+            **figures,
+        )
+    else:
+        text = T_(
+            "{unit} arrived first on {place} ({source}): only the final place counts, its "
+            "cover ({n}); range {range}",
+            **figures,
+        )
+    return adds, [Reason("P6", (shooter.id, shooter.place), text)]
 
 
 def _door_refusals(junctions: list[Junction]) -> list[Reason]:
@@ -311,8 +339,13 @@ def _door_refusals(junctions: list[Junction]) -> list[Reason]:
         Reason(
             "P4",
             (j.id, *j.between),
-            f"{j.kind} {j.id} between {j.between[0]} and {j.between[1]}: ranged attacks "
-            "across it are impossible",
+            T_(
+                "{kind} {id} between {a} and {b}: ranged attacks across it are impossible",
+                kind=j.kind,
+                id=j.id,
+                a=j.between[0],
+                b=j.between[1],
+            ),
         )
         for j in junctions
         if j.blocks_ranged
@@ -325,19 +358,20 @@ def shot(subject: object, request: ShotRequest, *, options: PlacesOptions) -> li
     placemap = placemap_of(subject, "shot")
     s, t = placemap.unit(request.shooter), placemap.unit(request.target)
     if s.id == t.id:
-        raise RulesError(f"a unit cannot shoot itself ({s.id!r})")
+        raise RulesError(T_("a unit cannot shoot itself ({unit})", unit=repr(s.id)))
     tower = _tower(placemap, s, options)
     refusals = _target_refusals(placemap, t, options)
     found = _line(placemap, s.place, t.place, tower=tower is not None, options=options)
     line: tuple[str, ...] = () if found is None else found
     reasons: list[Reason] = []
     if found is None:
-        text = f"no way between {s.place} and {t.place}: nothing to shoot across"
+        text = T_("no way between {a} and {b}: nothing to shoot across", a=s.place, b=t.place)
         refusals.append(Reason("P5", (s.place, t.place), text))
     else:
-        text = (
-            f"the projectile crosses {worded(line, ' -> ')} (a shortest way between the "
-            "shooter's place and the target's)"
+        text = T_(
+            "the projectile crosses {places} (a shortest way between the shooter's place and "
+            "the target's)",
+            places=worded(line, " -> "),
         )
         reasons.append(Reason("P5", line, text))
     junctions = [j for a, b in itertools.pairwise(line) for j in placemap.junctions_between(a, b)]

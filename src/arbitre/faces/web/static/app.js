@@ -2,12 +2,28 @@
 // No rule lives here: every ruling comes from the engine (JSON 2), this only draws it.
 import { h, fmt, setTexts } from "./dom.js";
 import { drawSubject, drawAnswer, toTable, drawDraft, drawRuler, flash } from "./draw.js";
-import { showAnswer, setPanelTexts } from "./panel.js";
+import { showAnswer, setPanelTexts, setTests } from "./panel.js";
 
-const lang = new URLSearchParams(location.search).get("lang") || "en";
-const T = (await import(`/strings/${encodeURIComponent(lang)}.js`)).default;
-setTexts(T);
-setPanelTexts(T);
+// -- the language: the one chosen (remembered in the page), else the scenario's `lang`
+// (the server says it with the subject), else the browser's, else English ------------
+const CATALOGUES = {
+  en: (await import("/strings/en.js")).default,
+  fr: (await import("/strings/fr.js")).default,
+};
+const LANG_KEY = "arbitre.lang";
+const remembered = (() => { try { return localStorage.getItem(LANG_KEY); } catch { return null; } })();
+const fromUrl = new URLSearchParams(location.search).get("lang");
+let chosen = [fromUrl, remembered].find((l) => l && CATALOGUES[l]) || null;
+const browserLang = navigator.language || "";
+let T = CATALOGUES.en;
+function speak(lang) {
+  T = CATALOGUES[lang] || CATALOGUES.en;
+  setTexts(T);
+  setPanelTexts(T);
+  const pick = document.getElementById("lang");
+  if (pick) pick.value = T.lang_code;
+}
+speak(chosen || (browserLang.toLowerCase().startsWith("fr") ? "fr" : "en"));
 
 const S = {
   subject: null,
@@ -28,7 +44,9 @@ const $ = (id) => document.getElementById(id);
 const board = $("board");
 
 // -- the connection -----------------------------------------------------------------------
-const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws`);
+const query = new URLSearchParams({ browser: browserLang });
+if (chosen) query.set("lang", chosen);
+const ws = new WebSocket(`${location.protocol === "https:" ? "wss" : "ws"}://${location.host}/ws?${query}`);
 status(T.connecting);
 function send(msg) {
   msg.seq = ++S.seq;
@@ -47,6 +65,7 @@ ws.onmessage = (event) => {
 };
 const handlers = {
   subject(msg) {
+    if (msg.lang && msg.lang !== T.lang_code) speak(msg.lang);
     S.subject = msg;
     if (S.view.shooter && !modelOf(S.view.shooter) && !(msg.units || []).some((u) => u.id === S.view.shooter)) S.view.shooter = null;
     fillRules();
@@ -66,6 +85,7 @@ const handlers = {
     renderWarnings();
   },
   answer(msg) {
+    setTests(msg.tests);
     if (msg.role === "asked") return asked(msg.answer);
     S.answer = msg.answer;
     if (msg.request && msg.request.best && S.answer) {
@@ -86,7 +106,7 @@ const handlers = {
     download(msg.yaml, msg.name, "application/yaml");
     status(msg.written ? fmt(T.written, { file: msg.written }) : fmt(T.saved, { name: msg.name }), "ok");
   },
-  error(msg) { status(`${T.error}: ${msg.message}`, "error"); },
+  error(msg) { status(fmt(T.labelled, { label: T.error, value: msg.message }), "error"); },
   info(msg) { status(T[msg.key] || msg.message); },
   pong() {},
 };
@@ -157,7 +177,7 @@ function asked(answer) {
   const r = answer.rulings[0];
   S.lastShot = answer;
   showAnswer($("panel"), S, { shoot, best });
-  if (r && r.outcome) status(fmt(T.rolled, { outcome: r.outcome }), "ok");
+  if (r && r.outcome) status(fmt(T.rolled, { outcome: T[r.outcome] || r.outcome }), "ok");
 }
 
 // -- drawing -----------------------------------------------------------------------------
@@ -210,14 +230,14 @@ function renderTools() {
     opts.push(field(T.sight, h("select", { id: "opt-sight" }, h("option", { value: "blocks" }, T.sight_blocks), h("option", { value: "cover" }, T.sight_cover))));
   }
   if (S.tool === "wall") {
-    opts.push(field(`${T.thickness} (${S.subject.unit})`, h("input", { id: "opt-thickness", value: fmtNum(4 / S.subject.unit_mm) })));
+    opts.push(field(`${T.thickness} (${unitName(S.subject.unit)})`, h("input", { id: "opt-thickness", value: fmtNum(4 / S.subject.unit_mm) })));
     opts.push(field(T.windows, h("input", { id: "opt-windows", placeholder: "2-3.5, 8-9", value: "" })));
   }
   if (S.tool === "polygon" || S.tool === "wall") opts.push(h("button", { id: "finish", onclick: finishDraft }, T.finish));
   if (S.tool === "model") {
     const sides = Object.keys(S.subject.sides || {});
     opts.push(field(T.side, h("input", { id: "opt-side", value: sides[0] || "red", list: "sides" })), h("datalist", { id: "sides" }, ...sides.map((s) => h("option", { value: s }))));
-    opts.push(field(`${T.base} (${S.subject.unit})`, h("input", { id: "opt-base", value: fmtNum(25 / S.subject.unit_mm) })));
+    opts.push(field(`${T.base} (${unitName(S.subject.unit)})`, h("input", { id: "opt-base", value: fmtNum(25 / S.subject.unit_mm) })));
     opts.push(field(T.size, h("select", { id: "opt-size" }, ...["small", "medium", "large", "huge"].map((s) => h("option", { value: s, selected: s === "medium" }, s)))));
     opts.push(field(T.stats, h("input", { id: "opt-stats", value: "" })));
     opts.push(field(T.weapons, h("input", { id: "opt-weapons", value: "" })));
@@ -225,6 +245,7 @@ function renderTools() {
   $("toolopts").replaceChildren(...opts);
 }
 const fmtNum = (v) => String(Math.round(v * 1000) / 1000);
+const unitName = (u) => T[`unit_${u}`] || u;
 const val = (id) => ($(id) ? $(id).value : "");
 function unitNum(id, fallback) {
   const v = parseFloat(val(id));
@@ -236,7 +257,7 @@ function renderSelection() {
   const id = S.selected;
   const edit = (extra) => send({ type: "edit", op: "transform", id, ...extra });
   box.replaceChildren(
-    h("h3", {}, `${T.selected}: ${id}`),
+    h("h3", {}, fmt(T.labelled, { label: T.selected, value: id })),
     h("div", { class: "tools" },
       h("button", { onclick: () => edit({ angle: 15 }) }, T.rotate_left),
       h("button", { onclick: () => edit({ angle: -15 }) }, T.rotate_right),
@@ -373,7 +394,7 @@ $("new").onclick = () => send({ type: "open", new: { unit: "in", width: 914.4, d
 $("upload").onchange = async (e) => {
   const file = e.target.files[0];
   if (!file) return;
-  if (file.size > 2_000_000) return status(`${T.error}: ${file.name}: over 2,000,000 bytes`, "error");
+  if (file.size > 2_000_000) return status(fmt(T.labelled, { label: T.error, value: fmt(T.too_big, { name: file.name }) }), "error");
   send({ type: "open", text: await file.text(), name: file.name });
   e.target.value = "";
 };
@@ -382,6 +403,12 @@ $("redo").onclick = () => send({ type: "redo" });
 $("save").onclick = () => send({ type: "save" });
 $("savefile").onclick = () => send({ type: "save", to_file: true });
 $("svg").onclick = () => send({ type: "svg" });
+$("lang").onchange = (e) => {
+  chosen = e.target.value;
+  try { localStorage.setItem(LANG_KEY, chosen); } catch { /* a page without storage */ }
+  speak(chosen);
+  send({ type: "lang", lang: chosen });
+};
 document.addEventListener("keydown", (e) => {
   if ((e.ctrlKey || e.metaKey) && e.key === "z") { e.preventDefault(); send({ type: e.shiftKey ? "redo" : "undo" }); }
   if (e.key === "Enter" && S.draft.length) finishDraft();

@@ -5,6 +5,13 @@ import { COLOURS } from "./draw.js";
 
 let T = {};
 export function setPanelTexts(texts) { T = texts; }
+// the margin tests of the answer shown, worded by the server in the page's language
+let TESTS = {};
+export function setTests(tests) { TESTS = tests || {}; }
+
+// a number as the page's language writes it (decimal comma in French)
+const num = (x, digits = 3) => String(Math.round(x * 10 ** digits) / 10 ** digits).replace(".", T.decimal || ".");
+const unitName = (u) => T[`unit_${u}`] || u || "";
 
 function reasons(list, cls = "reasons") {
   if (!list || !list.length) return null;
@@ -16,11 +23,11 @@ function refusals(list) {
 }
 function close(r, unit, short = false) {
   if (!r.close_call) return null;
-  const margin = r.margin == null ? "" : `${Math.round(r.margin * 1000) / 1000} ${unit || ""}`;
-  const full = fmt(T.close_call, { margin, test: r.margin_test });
+  const margin = r.margin == null ? "" : `${num(r.margin)} ${unitName(unit)}`;
+  const full = fmt(T.close_call, { margin, test: TESTS[r.margin_test] || r.margin_test });
   return h("span", { class: "badge close", title: full }, short ? `! ${margin}` : full);
 }
-const pct = (c) => (c ? `${c.p} (${Math.round(c.float * 1000) / 10}%)` : "");
+const pct = (c) => (c ? `${c.p} (${fmt(T.percent, { n: num(c.float * 100, 1) })})` : "");
 
 export function showAnswer(panel, S, actions) {
   const answer = S.answer;
@@ -47,7 +54,7 @@ function ruling(r, answer, S, actions) {
     const state = !r.visible ? "blocked" : r.cover ? "cover" : "clear";
     const word = state === "cover" ? fmt(T.cover, { n: r.cover }) : T[state];
     return h("div", { class: `rul ${state}`, "data-target": r.target },
-      h("div", { class: "head" }, `${r.shooter} → ${r.target}: ${word}`, close(r, answer.unit), r.because ? h("span", { class: "badge" }, r.because) : null),
+      h("div", { class: "head" }, fmt(T.pair, { shooter: r.shooter, target: r.target, state: word }), close(r, answer.unit), r.because ? h("span", { class: "badge" }, r.because === "clear" ? T.clear : r.because) : null),
       reasons(r.reasons), refusals(r.refusals));
   }
   if (r.kind === "targets") return targets(r, answer, S, actions);
@@ -69,7 +76,7 @@ function targets(r, answer, S, actions) {
   });
   const details = r.targets.map((t) => h("details", {}, h("summary", {}, t.target), reasons(t.reasons)));
   return h("div", { class: "rul" },
-    h("div", { class: "head" }, `${r.shooter}: ${r.weapon || ""} ${r.may_shoot ? "" : T.may_not_shoot}`),
+    h("div", { class: "head" }, fmt(T.labelled, { label: r.shooter, value: `${r.weapon || ""} ${r.may_shoot ? "" : T.may_not_shoot}` })),
     h("table", { class: "t" }, h("tr", {}, ...[T.target, T.legal, T.need, T.hit, T.hit_cover, ""].map((x) => h("th", {}, x))), ...rows),
     reasons(r.reasons), refusals(r.refusals), ...details);
 }
@@ -79,12 +86,12 @@ function shot(answer) {
   if (!r) return null;
   if (r.crossed) {  // a shot across places (P5): the places crossed, the reduction
     return h("div", { class: "rul", id: "shot" },
-      h("div", { class: "head" }, `${r.shooter} → ${r.target}: ${r.allowed ? fmt(T.shot_reduction, { n: r.reduction }) : T.shot_refused}`),
+      h("div", { class: "head" }, fmt(T.pair, { shooter: r.shooter, target: r.target, state: r.allowed ? fmt(T.shot_reduction, { n: r.reduction }) : T.shot_refused })),
       h("div", {}, fmt(T.crossed, { places: r.crossed.join(", ") || "—" })),
       reasons(r.reasons), refusals(r.refusals));
   }
   return h("div", { class: "rul", id: "shot" },
-    h("div", { class: "head" }, `${r.shooter} → ${r.target}: ${fmt(T.rolled, { outcome: r.outcome })} (seed ${r.seed})`),
+    h("div", { class: "head" }, fmt(T.pair, { shooter: r.shooter, target: r.target, state: `${fmt(T.rolled, { outcome: T[r.outcome] || r.outcome })} (${fmt(T.seed, { seed: r.seed })})` })),
     h("ul", { class: "reasons" }, ...(r.dice || []).map((d) => h("li", {}, fmt(T.die, d)))),
     reasons(r.reasons));
 }
@@ -102,10 +109,10 @@ function breath(r, answer, actions) {
     h("td", {}, pct(v.p_affected)),
     h("td", { title: law(v.hp_lost) }, v.hp_lost ? fmt(T.expected, { mean: v.hp_lost.mean.p }) : "")));
   return h("div", { class: "rul", id: "breath" },
-    h("div", { class: "head" }, `${r.shooter}: ${(r.weapon && r.weapon.name) || ""}`, t.angle != null ? h("span", { class: "badge" }, fmt(T.aim, { angle: Math.round(t.angle * 10) / 10 })) : null),
+    h("div", { class: "head" }, fmt(T.labelled, { label: r.shooter, value: (r.weapon && r.weapon.name) || "" }), t.angle != null ? h("span", { class: "badge" }, fmt(T.aim, { angle: Math.round(t.angle * 10) / 10 })) : null),
     h("div", { class: "hint" }, T.breath_hint),
     h("button", { id: "best", onclick: actions.best }, T.best),
-    r.value ? h("div", {}, fmt(T.value, { value: `${r.value.p} ≈ ${Math.round(r.value.float * 100) / 100}` })) : null,
+    r.value ? h("div", {}, fmt(T.value, { value: `${r.value.p} ≈ ${num(r.value.float, 2)}` })) : null,
     h("table", { class: "t" }, h("tr", {}, ...[T.victims, "", T.p_affected, T.hp_lost].map((x) => h("th", {}, x))), ...rows),
     reasons(r.reasons), refusals(r.refusals));
 }

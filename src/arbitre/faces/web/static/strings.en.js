@@ -1,6 +1,8 @@
 // Every text of the page, by id (English). A catalogue of another language is a file
-// strings.<lang>.js exporting the same ids; /strings/<lang>.js serves it.
+// strings.<lang>.js exporting the same ids with the same {placeholders} (strings.fr.js);
+// /strings/<lang>.js serves it.
 export default {
+  lang_code: "en",
   title: "arbitre: the table",
   open: "Open",
   demo: "Demo table",
@@ -103,6 +105,17 @@ export default {
   shot_refused: "may not shoot",
   crossed: "Places crossed: {places}",
   lang: "Language",
+  lang_en: "English",
+  lang_fr: "Français",
+  decimal: ".",
+  percent: "{n}%",
+  unit_in: "in",
+  unit_cm: "cm",
+  unit_mm: "mm",
+  pair: "{shooter} → {target}: {state}",
+  labelled: "{label}: {value}",
+  seed: "seed {seed}",
+  too_big: "{name}: over 2,000,000 bytes",
   no_rulings: "No rulings.",
   nothing_to_undo: "Nothing to undo.",
   nothing_to_redo: "Nothing to redo.",
