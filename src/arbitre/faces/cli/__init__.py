@@ -18,13 +18,13 @@ import typer
 from arbitre import progress
 from arbitre.errors import ArbitreError
 from arbitre.faces.cli import breath, darkage, imports, maps, mordheim, places, serve, table
-from arbitre.faces.cli.common import Command, Group, start_language
-from arbitre.i18n import T_, Count
+from arbitre.faces.cli.common import Command, Group, RootLangOpt, start_language
+from arbitre.i18n import N_, T_, Count
 
 app = typer.Typer(
     name="arbitre",
     cls=Group,
-    help="A referee engine for skirmish miniature wargames.",
+    help=N_("A referee engine for skirmish miniature wargames."),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -57,11 +57,14 @@ def _show_version(value: bool) -> None:
 def _root(
     _version: Annotated[
         bool,
-        typer.Option("--version", callback=_show_version, is_eager=True, help="Print the version."),
+        typer.Option(
+            "--version", callback=_show_version, is_eager=True, help=N_("Print the version.")
+        ),
     ] = False,
     _debug: Annotated[
-        bool, typer.Option("--debug", help="Show the traceback of an unexpected error.")
+        bool, typer.Option("--debug", help=N_("Show the traceback of an unexpected error."))
     ] = False,
+    _lang: RootLangOpt = None,
 ) -> None:
     """A referee engine for skirmish miniature wargames."""
 
@@ -101,7 +104,7 @@ def _on_terminal() -> bool:
 
 def _main(args: list[str]) -> int:
     try:
-        start_language()
+        start_language(args=args)
         with progress.shown(_on_terminal()):  # bars for a person, on stderr only
             app(args=args, standalone_mode=False)
     except ArbitreError as exc:

@@ -51,7 +51,7 @@ BreathRuling: TypeAlias = Any
 BreathRoll: TypeAlias = Any
 Aim: TypeAlias = Any
 
-PANEL = "Breath"
+PANEL = N_("Breath")
 
 #: The word of an empty list of victims.
 NONE = N_("none")
@@ -356,11 +356,13 @@ def _ask(
 
 
 #: Help panel of the aim options (one of them is given).
-AIM_PANEL = "Aim (give one)"
+AIM_PANEL = N_("Aim (give one)")
 
 ShooterArg = Annotated[
     str,
-    typer.Argument(metavar="SHOOTER", help="Id of the model that breathes.", show_default=False),
+    typer.Argument(
+        metavar="SHOOTER", help=N_("Id of the model that breathes."), show_default=False
+    ),
 ]
 WeaponOpt = Annotated[
     str | None,
@@ -368,8 +370,10 @@ WeaponOpt = Annotated[
         "--weapon",
         "-w",
         metavar="NAME",
-        help="Breath weapon name, or a B4 notation such as "
-        "'Souffle englobant (acide • puissance 5/2)' (default: the model's only one).",
+        help=N_(
+            "Breath weapon name, or a B4 notation such as "
+            "'Souffle englobant (acide • puissance 5/2)' (default: the model's only one)."
+        ),
         show_default=False,
     ),
 ]
@@ -378,7 +382,7 @@ AngleOpt = Annotated[
     typer.Option(
         "--angle",
         metavar="DEG",
-        help="Aim in degrees, counter-clockwise from +x.",
+        help=N_("Aim in degrees, counter-clockwise from +x."),
         rich_help_panel=AIM_PANEL,
     ),
 ]
@@ -387,7 +391,7 @@ TowardOpt = Annotated[
     typer.Option(
         "--toward",
         metavar="ID",
-        help="Aim the cone's axis at this model's centre.",
+        help=N_("Aim the cone's axis at this model's centre."),
         rich_help_panel=AIM_PANEL,
     ),
 ]
@@ -396,8 +400,10 @@ ApexOpt = Annotated[
     typer.Option(
         "--apex",
         metavar="DEG",
-        help="Where the apex sits on the shooter's rim, degrees from its centre "
-        "(default: the aim direction); with --angle or --toward.",
+        help=N_(
+            "Where the apex sits on the shooter's rim, degrees from its centre "
+            "(default: the aim direction); with --angle or --toward."
+        ),
         rich_help_panel=AIM_PANEL,
     ),
 ]
@@ -405,8 +411,9 @@ BestOpt = Annotated[
     bool,
     typer.Option(
         "--best",
-        help="Search every placement (apex and axis) for the most HP lost by enemies "
-        "minus friends.",
+        help=N_(
+            "Search every placement (apex and axis) for the most HP lost by enemies minus friends."
+        ),
         rich_help_panel=AIM_PANEL,
     ),
 ]
@@ -415,7 +422,7 @@ BlastOpt = Annotated[
     typer.Option(
         "--blast",
         metavar="X,Y,R",
-        help="A B10 blast instead of a cone: X,Y,RADIUS in the scenario's unit.",
+        help=N_("A B10 blast instead of a cone: X,Y,RADIUS in the scenario's unit."),
         rich_help_panel=AIM_PANEL,
     ),
 ]
@@ -424,18 +431,18 @@ BreathSeedOpt = Annotated[
     typer.Option(
         "--seed",
         metavar="N",
-        help="Roll with this seed (same seed, same roll).",
+        help=N_("Roll with this seed (same seed, same roll)."),
         show_default=False,
     ),
 ]
 RollOpt = Annotated[
     bool,
-    typer.Option("--roll", help="Roll it too, with a fresh seed (printed); --seed N rolls N."),
+    typer.Option("--roll", help=N_("Roll it too, with a fresh seed (printed); --seed N rolls N.")),
 ]
 OrderOpt = Annotated[
     str | None,
     typer.Option(
-        "--order", metavar="ORDER", help="The order given with the shot (B9: never Vae victis)."
+        "--order", metavar="ORDER", help=N_("The order given with the shot (B9: never Vae victis).")
     ),
 ]
 SvgOpt = Annotated[
@@ -443,7 +450,7 @@ SvgOpt = Annotated[
     typer.Option(
         "--svg",
         metavar="FILE",
-        help="Also draw the table, the template and the victims (.svg, or .png).",
+        help=N_("Also draw the table, the template and the victims (.svg, or .png)."),
         rich_help_panel=IO_PANEL,
     ),
 ]
@@ -515,7 +522,16 @@ def breath(
 
 def register(app: typer.Typer) -> None:
     """Add the ``breath`` command to ``app``."""
-    command(app, breath, PANEL, "breath")
+    command(
+        app,
+        breath,
+        PANEL,
+        N_(
+            "Rule a breath weapon (B1-B10): victims in order, exact odds of HP lost; rolled with\n"
+            "--roll or --seed."
+        ),
+        "breath",
+    )
 
 
 __all__ = ["breath", "print_best", "print_roll", "print_ruling", "register"]

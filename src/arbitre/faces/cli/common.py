@@ -13,12 +13,14 @@ import functools
 import inspect
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
 import typing
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -30,7 +32,7 @@ from typer.core import TyperArgument, TyperCommand, TyperGroup
 from arbitre import i18n
 from arbitre.constants import MAX_BYTES as MAX_BYTES
 from arbitre.errors import ArbitreError, RulesError
-from arbitre.i18n import T_
+from arbitre.i18n import N_, T_, Count, Text
 
 if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
     from arbitre.places import PlaceMap
@@ -40,19 +42,71 @@ if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
 #: Human output: no highlighting guesses, long lines left whole (the terminal folds them).
 out = Console(highlight=False, soft_wrap=True)
 
+# -- help in the language spoken --------------------------------------------------------
+#
+# typer builds the help when the commands are imported, before the language is known:
+# each help text is written in English (its message id, marked with ``N_``), and
+# :class:`Command` and :class:`Group` word it in the language spoken when they show it.
+
+#: The help texts that have parameters, by their English wording.
+_HELP_TEXTS: dict[str, Text] = {}
+
+
+def help_text(text: Text) -> str:
+    """The English wording of ``text``, a help with parameters (a ``T_`` message), which
+    the help shows in the language spoken."""
+    english = text.render("en")
+    _HELP_TEXTS[english] = text
+    return english
+
+
+def spoken(english: str | None) -> str | None:
+    """A help text (a message id, or the English wording of a :func:`help_text`) in the
+    language spoken."""
+    if not english or i18n.current() == "en":
+        return english
+    text = _HELP_TEXTS.get(english)
+    return unbroken(text.render() if text is not None else i18n.tr(english))
+
+
+def unbroken(words: str) -> str:
+    """``words`` with a no-break space before French high punctuation ("chemin : ..."),
+    so that the help never starts a line with ":" or ";"."""
+    return re.sub(r" ([:;?!])", "\u00a0\\1", words)
+
+
+#: rich's pattern of a word where lines may break, the no-break space kept inside words:
+#: the help keeps "10 000 000" and "chemin :" whole.
+_UNBROKEN_WORD = re.compile(r"[^\S\u00a0]*[\S\u00a0]+[^\S\u00a0]*")
+
+
+#: The words typer and click write in every help themselves, by typer's name for them.
+TYPER_WORDS = {
+    "ARGUMENTS_PANEL_TITLE": N_("Arguments"),
+    "OPTIONS_PANEL_TITLE": N_("Options"),
+    "COMMANDS_PANEL_TITLE": N_("Commands"),
+    "REQUIRED_LONG_STRING": N_("[required]"),
+    "DEFAULT_STRING": N_("[default: {}]"),
+    "DEPRECATED_STRING": N_("(deprecated) "),
+}
+#: The help of ``--help`` (click's) and the head of the usage line.
+HELP_OPTION = N_("Show this message and exit.")
+USAGE = N_("Usage:")
+
+
 #: The help panel of the options every command shares.
-IO_PANEL = "Input and output"
+IO_PANEL = N_("Input and output")
 
 FileArg = Annotated[
     Path,
-    typer.Argument(metavar="FILE", help="Scenario file (YAML or JSON).", show_default=False),
+    typer.Argument(metavar="FILE", help=N_("Scenario file (YAML or JSON)."), show_default=False),
 ]
 RulesOpt = Annotated[
     str | None,
     typer.Option(
         "--rules",
         metavar="NAME",
-        help="Ruleset that answers (default: the scenario's `rules`).",
+        help=N_("Ruleset that answers (default: the scenario's `rules`)."),
         show_default=False,
     ),
 ]
@@ -62,23 +116,23 @@ OptionOpt = Annotated[
         "--option",
         "-O",
         metavar="NAME=VALUE",
-        help="Ruleset option over the file's (repeatable).",
+        help=N_("Ruleset option over the file's (repeatable)."),
         show_default=False,
     ),
 ]
 JsonOpt = Annotated[
     bool,
-    typer.Option("--json", help="Print JSON 2 instead of tables.", rich_help_panel=IO_PANEL),
+    typer.Option("--json", help=N_("Print JSON 2 instead of tables."), rich_help_panel=IO_PANEL),
 ]
 ExplainOpt = Annotated[
-    bool, typer.Option("--explain", help="Every reason in full.", rich_help_panel=IO_PANEL)
+    bool, typer.Option("--explain", help=N_("Every reason in full."), rich_help_panel=IO_PANEL)
 ]
 SeedOpt = Annotated[
     int | None,
     typer.Option(
         "--seed",
         metavar="N",
-        help="Seed of the dice (same seed, same roll; default: a fresh one, printed).",
+        help=N_("Seed of the dice (same seed, same roll; default: a fresh one, printed)."),
         show_default=False,
     ),
 ]
@@ -87,7 +141,9 @@ MaxBytesOpt = Annotated[
     typer.Option(
         "--max-bytes",
         metavar="N",
-        help=f"Largest file read, in bytes (default {MAX_BYTES:,}).",
+        help=help_text(
+            T_("Largest file read, in bytes (default {max_bytes}).", max_bytes=Count(MAX_BYTES))
+        ),
         show_default=False,
         rich_help_panel=IO_PANEL,
     ),
@@ -97,7 +153,7 @@ QuietOpt = Annotated[
     typer.Option(
         "--quiet",
         "-q",
-        help="Do not print the warnings (plausible mistakes of the table) on stderr.",
+        help=N_("Do not print the warnings (plausible mistakes of the table) on stderr."),
         rich_help_panel=IO_PANEL,
     ),
 ]
@@ -321,13 +377,23 @@ LangOpt = Annotated[
     typer.Option(
         "--lang",
         metavar="fr|en",
-        help="Language of the output (default: the scenario's `lang`, else LANG/LC_ALL, "
-        "else English).",
+        help=N_(
+            "Language of the output (default: the scenario's `lang`, else LANG/LC_ALL, "
+            "else English)."
+        ),
         callback=_given_lang,
         is_eager=True,
         show_default=False,
         rich_help_panel=IO_PANEL,
     ),
+]
+
+
+#: ``--lang`` given to ``arbitre`` itself (``arbitre --lang fr --help``), read as a
+#: command's; hidden, as the help of ``arbitre`` has no panel for it.
+RootLangOpt = Annotated[
+    str | None,
+    typer.Option("--lang", metavar="fr|en", callback=_given_lang, is_eager=True, hidden=True),
 ]
 
 
@@ -352,10 +418,33 @@ def with_lang(fn: Callable[..., Any]) -> Callable[..., Any]:
     return command
 
 
-def start_language(environ: Any = None) -> None:
-    """The language before any file is read: the environment's (``--lang`` comes next)."""
+def start_language(environ: Any = None, args: Sequence[str] = ()) -> None:
+    """The language before any file is read: the environment's, or the one ``--lang``
+    gives in ``args`` (the command line), so that ``--help`` before it speaks it too.
+    The option itself is read and checked later, when the command line is parsed."""
     _LANG_FLAG[0] = None
     i18n.use(i18n.choose(None, None, os.environ if environ is None else environ))
+    given = early_lang(args)
+    if given is not None:
+        i18n.use(given)
+
+
+def early_lang(args: Sequence[str]) -> i18n.Lang | None:
+    """The last language arbitre speaks given by ``--lang X`` or ``--lang=X`` in
+    ``args`` (before a ``--``), if any."""
+    found: i18n.Lang | None = None
+    for i, arg in enumerate(args):
+        if arg == "--":
+            break
+        if arg == "--lang" and i + 1 < len(args):
+            value = args[i + 1]
+        elif arg.startswith("--lang="):
+            value = arg.removeprefix("--lang=")
+        else:
+            continue
+        if value in i18n.LANGS:
+            found = i18n.check(value)
+    return found
 
 
 def scenario_language(subject: object) -> None:
@@ -365,20 +454,96 @@ def scenario_language(subject: object) -> None:
         i18n.use(i18n.choose(None, lang))
 
 
+@contextmanager
+def _help_spoken(cmd: Any, ctx: Any) -> Iterator[None]:
+    """Within the block, the help of ``cmd`` (its text, its parameters' and panels', its
+    commands' for a group, typer's own words) is in the language spoken; English as
+    written."""
+    if i18n.current() == "en":
+        yield
+        return
+    from rich import _wrap
+    from typer import rich_utils
+
+    saved: list[tuple[object, str, Any]] = []
+
+    def swap(obj: object, attr: str, value: Any) -> None:
+        saved.append((obj, attr, getattr(obj, attr)))
+        setattr(obj, attr, value)
+
+    def translate(obj: object, *attrs: str) -> None:
+        for attr in attrs:
+            english = getattr(obj, attr, None)
+            if english:
+                swap(obj, attr, spoken(english))
+
+    translate(cmd, "help", "short_help")
+    for param in cmd.get_params(ctx):
+        translate(param, "help", "rich_help_panel")
+    if isinstance(cmd, TyperGroup):
+        for name in cmd.list_commands(ctx):
+            translate(cmd.get_command(ctx, name), "help", "short_help", "rich_help_panel")
+    for attr, msgid in TYPER_WORDS.items():
+        if hasattr(rich_utils, attr):
+            swap(rich_utils, attr, unbroken(i18n.tr(msgid)))
+    if isinstance(getattr(_wrap, "re_word", None), re.Pattern):
+        swap(_wrap, "re_word", _UNBROKEN_WORD)
+    try:
+        yield
+    finally:
+        for obj, attr, value in reversed(saved):
+            setattr(obj, attr, value)
+
+
+def _usage(cmd: Any, ctx: Any, formatter: Any) -> None:
+    """The usage line, its head in the language spoken."""
+    pieces = " ".join(cmd.collect_usage_pieces(ctx))
+    formatter.write_usage(ctx.command_path, pieces, prefix=f"{unbroken(i18n.tr(USAGE))} ")
+
+
 class Command(TyperCommand):
-    """A command whose help shows no ``<bool>``/``<str>`` placeholders."""
+    """A command whose help shows no ``<bool>``/``<str>`` placeholders, in the language
+    spoken."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _plain(super().get_params(ctx))
+
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with _help_spoken(self, ctx):
+            super().format_help(ctx, formatter)
+
+    def format_usage(self, ctx: Any, formatter: Any) -> None:
+        if i18n.current() == "en":
+            super().format_usage(ctx, formatter)
+        else:
+            _usage(self, ctx, formatter)
 
 
 class Group(TyperGroup):
-    """The ``arbitre`` group, its help without type placeholders."""
+    """The ``arbitre`` group, its help without type placeholders, in the language
+    spoken."""
 
     def get_params(self, ctx: Any) -> list[Any]:
         return _plain(super().get_params(ctx))
 
+    def format_help(self, ctx: Any, formatter: Any) -> None:
+        with _help_spoken(self, ctx):
+            super().format_help(ctx, formatter)
 
-def command(app: typer.Typer, fn: Callable[..., Any], panel: str, name: str | None = None) -> None:
-    """Add ``fn`` to ``app`` as a command in help panel ``panel``."""
-    app.command(name, cls=Command, rich_help_panel=panel)(with_lang(fn))
+    def format_usage(self, ctx: Any, formatter: Any) -> None:
+        if i18n.current() == "en":
+            super().format_usage(ctx, formatter)
+        else:
+            _usage(self, ctx, formatter)
+
+
+def command(
+    app: typer.Typer,
+    fn: Callable[..., Any],
+    panel: str,
+    help: str,
+    name: str | None = None,
+) -> None:
+    """Add ``fn`` to ``app`` as a command in help panel ``panel``; ``help`` is its help,
+    a message id (marked with ``N_``) worded as its docstring's."""
+    app.command(name, cls=Command, rich_help_panel=panel, help=help)(with_lang(fn))

@@ -26,7 +26,7 @@ from arbitre.faces.cli.common import (
 )
 from arbitre.i18n import N_, T_, TN_, Num, _, join
 
-PANEL = "Dark Age"
+PANEL = N_("Dark Age")
 
 #: The D1 actions in words (a verb), as the rulings word them; the id itself in English.
 ACTIONS = {
@@ -45,14 +45,14 @@ def _action(action: str) -> str:
 def rolloff(
     seed: SeedOpt = None,
     players: Annotated[
-        tuple[str, str], typer.Option("--players", metavar="A B", help="The two players.")
+        tuple[str, str], typer.Option("--players", metavar="A B", help=N_("The two players."))
     ] = ("A", "B"),
     rules: Annotated[
         str | None,
         typer.Option(
             "--rules",
             metavar="NAME",
-            help="Ruleset that answers (default: the one that rolls off).",
+            help=N_("Ruleset that answers (default: the one that rolls off)."),
             show_default=False,
         ),
     ] = None,
@@ -90,13 +90,13 @@ def rolloff(
 def activation(
     file: FileArg,
     model: Annotated[
-        str, typer.Argument(metavar="MODEL", help="The model activated.", show_default=False)
+        str, typer.Argument(metavar="MODEL", help=N_("The model activated."), show_default=False)
     ],
     actions: Annotated[
         list[str] | None,
         typer.Argument(
             metavar="ACTION",
-            help="Actions spent in order (move, attack, skill, psychogenics; end: stop).",
+            help=N_("Actions spent in order (move, attack, skill, psychogenics; end: stop)."),
             show_default=False,
         ),
     ] = None,
@@ -105,7 +105,7 @@ def activation(
         typer.Option(
             "--ap",
             metavar="N",
-            help="Action points (default: the model's ap stat).",
+            help=N_("Action points (default: the model's ap stat)."),
             show_default=False,
         ),
     ] = None,
@@ -157,5 +157,15 @@ def activation(
 
 def register(app: typer.Typer) -> None:
     """Add the Dark Age commands to ``app``."""
-    for fn in (rolloff, activation):
-        command(app, fn, PANEL)
+    command(
+        app,
+        rolloff,
+        PANEL,
+        N_("Roll off between two players (D2): D20 each, the lower decides, ties again."),
+    )
+    command(
+        app,
+        activation,
+        PANEL,
+        N_("Spend a model's action points (D1): what each action cost, what is left or lost."),
+    )

@@ -22,12 +22,12 @@ from arbitre.faces.cli.common import (
     print_json,
     write_text,
 )
-from arbitre.i18n import T_
+from arbitre.i18n import N_, T_
 
 if TYPE_CHECKING:
     import yaml
 
-PANEL = "Import"
+PANEL = N_("Import")
 
 
 @functools.cache
@@ -62,7 +62,7 @@ def import_(
         Path,
         typer.Argument(
             metavar="FILE",
-            help="Scene file: Universal VTT (.dd2vtt, .uvtt, .df2vtt) or Foundry VTT JSON.",
+            help=N_("Scene file: Universal VTT (.dd2vtt, .uvtt, .df2vtt) or Foundry VTT JSON."),
             show_default=False,
         ),
     ],
@@ -72,32 +72,32 @@ def import_(
             "-o",
             "--output",
             metavar="FILE",
-            help="Scenario file to write (.yaml, or .json).",
+            help=N_("Scenario file to write (.yaml, or .json)."),
             show_default=False,
             rich_help_panel=IO_PANEL,
         ),
     ],
     source: Annotated[
-        str, typer.Option("--from", metavar="FORMAT", help="uvtt, foundry or auto.")
+        str, typer.Option("--from", metavar="FORMAT", help=N_("uvtt, foundry or auto."))
     ] = "auto",
     cell: Annotated[
         str,
         typer.Option(
             "--cell",
             metavar="LENGTH",
-            help="Length of a grid cell (1in, 25mm...), or grid: the scene's grid length.",
+            help=N_("Length of a grid cell (1in, 25mm...), or grid: the scene's grid length."),
         ),
     ] = "1in",
     wall_thickness: Annotated[
         str,
-        typer.Option("--wall-thickness", metavar="LENGTH", help="Thickness of the walls."),
+        typer.Option("--wall-thickness", metavar="LENGTH", help=N_("Thickness of the walls.")),
     ] = f"{DEFAULT_THICKNESS:g}in",
     objects: Annotated[
         str,
         typer.Option(
             "--objects",
             metavar="KIND",
-            help="Universal VTT objects: cover (small, F3), blocks (large, F2) or skip.",
+            help=N_("Universal VTT objects: cover (small, F3), blocks (large, F2) or skip."),
         ),
     ] = "cover",
     level: Annotated[
@@ -105,17 +105,19 @@ def import_(
         typer.Option(
             "--level",
             metavar="ID",
-            help="Foundry v14: the level imported, by id or name (default: the initial one).",
+            help=N_("Foundry v14: the level imported, by id or name (default: the initial one)."),
             show_default=False,
         ),
     ] = None,
     rules: Annotated[
         str,
-        typer.Option("--rules", metavar="NAME", help="Ruleset the scenario names (none: none)."),
+        typer.Option(
+            "--rules", metavar="NAME", help=N_("Ruleset the scenario names (none: none).")
+        ),
     ] = "frostgrave",
     as_json: Annotated[
         bool,
-        typer.Option("--json", help="Print the summary as JSON.", rich_help_panel=IO_PANEL),
+        typer.Option("--json", help=N_("Print the summary as JSON."), rich_help_panel=IO_PANEL),
     ] = False,
     max_bytes: MaxBytesOpt = MAX_BYTES,
 ) -> None:
@@ -161,4 +163,10 @@ def import_(
 
 def register(app: typer.Typer) -> None:
     """Add the ``import`` command to ``app``."""
-    command(app, import_, PANEL, name="import")
+    command(
+        app,
+        import_,
+        PANEL,
+        N_("Make a scenario of a virtual tabletop scene: walls, doors, windows, tokens."),
+        name="import",
+    )

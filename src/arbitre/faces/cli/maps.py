@@ -32,7 +32,7 @@ if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
     from arbitre.maps import Raster, SightMap
     from arbitre.table import Table
 
-PANEL = "Every table"
+PANEL = N_("Every table")
 
 _LENGTH = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([a-z\"]*)\s*$")
 
@@ -76,12 +76,12 @@ def map_command(
     file: FileArg,
     model: Annotated[
         str | None,
-        typer.Option("--model", metavar="ID", help="The model to place.", show_default=False),
+        typer.Option("--model", metavar="ID", help=N_("The model to place."), show_default=False),
     ] = None,
     side: Annotated[
         str | None,
         typer.Option(
-            "--side", metavar="SIDE", help="Place a model of this side.", show_default=False
+            "--side", metavar="SIDE", help=N_("Place a model of this side."), show_default=False
         ),
     ] = None,
     base: Annotated[
@@ -89,7 +89,7 @@ def map_command(
         typer.Option(
             "--base",
             metavar="D",
-            help="Base diameter (25mm, 1in; a bare number is in the file's unit).",
+            help=N_("Base diameter (25mm, 1in; a bare number is in the file's unit)."),
             show_default=False,
         ),
     ] = None,
@@ -98,7 +98,7 @@ def map_command(
         typer.Option(
             "--reach",
             metavar="LENGTH",
-            help="Only where the model can go with this move; the best spot there.",
+            help=N_("Only where the model can go with this move; the best spot there."),
             show_default=False,
         ),
     ] = None,
@@ -107,13 +107,13 @@ def map_command(
         typer.Option(
             "--grid",
             metavar="LENGTH",
-            help="Also a raster of this cell size: enemies seeing each centre, best cover.",
+            help=N_("Also a raster of this cell size: enemies seeing each centre, best cover."),
             show_default=False,
         ),
     ] = None,
     output: Annotated[
         str | None,
-        typer.Option("-o", "--output", metavar="FILE", help="Draw the map (.svg or .png)."),
+        typer.Option("-o", "--output", metavar="FILE", help=N_("Draw the map (.svg or .png).")),
     ] = None,
     rules: RulesOpt = None,
     option: OptionOpt = None,
@@ -227,4 +227,14 @@ def _percent(share: float) -> Num:
 
 def register(app: typer.Typer) -> None:
     """Add ``arbitre map`` to ``app``."""
-    command(app, map_command, PANEL, name="map")
+    command(
+        app,
+        map_command,
+        PANEL,
+        N_(
+            "Where can a model stand: every region of the table where a model centred there is\n"
+            "seen by the same enemies, with the cover each gives (exact shapes; GeoJSON with\n"
+            "--json)."
+        ),
+        name="map",
+    )

@@ -41,15 +41,15 @@ if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
     from arbitre.rules.ruling import Margin
     from arbitre.table import Unit
 
-PANEL = "Mordheim"
+PANEL = N_("Mordheim")
 #: The mark of a close call (G8) beside a target's legality.
 CLOSE_MARK = "!"
 
 ShooterArg = Annotated[
-    str, typer.Argument(metavar="SHOOTER", help="The model that shoots.", show_default=False)
+    str, typer.Argument(metavar="SHOOTER", help=N_("The model that shoots."), show_default=False)
 ]
 TargetArg = Annotated[
-    str, typer.Argument(metavar="TARGET", help="The model shot at.", show_default=False)
+    str, typer.Argument(metavar="TARGET", help=N_("The model shot at."), show_default=False)
 ]
 WeaponOpt = Annotated[
     str | None,
@@ -57,7 +57,7 @@ WeaponOpt = Annotated[
         "--weapon",
         "-w",
         metavar="NAME",
-        help="Missile weapon by name (default: the shooter's only or first one).",
+        help=N_("Missile weapon by name (default: the shooter's only or first one)."),
         show_default=False,
     ),
 ]
@@ -302,5 +302,15 @@ def shoot(
 
 def register(app: typer.Typer) -> None:
     """Add the Mordheim commands ``targets`` and ``shoot`` to ``app``."""
-    command(app, targets, PANEL)
-    command(app, shoot, PANEL)
+    command(
+        app,
+        targets,
+        PANEL,
+        N_("Whom a Mordheim shooter may shoot, the score it needs and its exact odds (M1-M10)."),
+    )
+    command(
+        app,
+        shoot,
+        PANEL,
+        N_("Roll a Mordheim shot, every die logged (no --seed: a fresh one); refused if illegal."),
+    )

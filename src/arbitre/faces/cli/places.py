@@ -28,13 +28,13 @@ from arbitre.faces.cli.common import (
     show,
 )
 from arbitre.faces.cli.grid import Col, print_grid
-from arbitre.i18n import T_, TN_, _
+from arbitre.i18n import N_, T_, TN_, _
 
 if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
     from arbitre.places import Named
     from arbitre.rules import Answer
 
-PANEL = "Places"
+PANEL = N_("Places")
 
 
 def _cover() -> Named:
@@ -218,10 +218,10 @@ def register(app: typer.Typer) -> None:
 
     def move(
         file: FileArg,
-        unit: Annotated[str, typer.Argument(help="The unit that moves.", show_default=False)],
+        unit: Annotated[str, typer.Argument(help=N_("The unit that moves."), show_default=False)],
         points: Annotated[
             int | None,
-            typer.Option("--points", help="Movement points (default: the unit's movement)."),
+            typer.Option("--points", help=N_("Movement points (default: the unit's movement).")),
         ] = None,
         option: OptionOpt = None,
         as_json: JsonOpt = False,
@@ -236,8 +236,10 @@ def register(app: typer.Typer) -> None:
 
     def shot(
         file: FileArg,
-        shooter: Annotated[str, typer.Argument(help="The unit that shoots.", show_default=False)],
-        target: Annotated[str, typer.Argument(help="The unit shot at.", show_default=False)],
+        shooter: Annotated[
+            str, typer.Argument(help=N_("The unit that shoots."), show_default=False)
+        ],
+        target: Annotated[str, typer.Argument(help=N_("The unit shot at."), show_default=False)],
         option: OptionOpt = None,
         as_json: JsonOpt = False,
         max_bytes: MaxBytesOpt = MAX_BYTES,
@@ -250,7 +252,7 @@ def register(app: typer.Typer) -> None:
 
     def place(
         file: FileArg,
-        place: Annotated[str, typer.Argument(help="The place's id.", show_default=False)],
+        place: Annotated[str, typer.Argument(help=N_("The place's id."), show_default=False)],
         option: OptionOpt = None,
         as_json: JsonOpt = False,
         max_bytes: MaxBytesOpt = MAX_BYTES,
@@ -259,5 +261,21 @@ def register(app: typer.Typer) -> None:
         _table, answer = ask_file(file, "place", option=option, max_bytes=max_bytes, place=place)
         show(answer, as_json, print_place)
 
-    for fn in (move, shot, place):
-        command(app, fn, PANEL)
+    command(
+        app,
+        move,
+        PANEL,
+        N_("Every place a unit can end its move on: points left, exhaustion, the way (P3-P4)."),
+    )
+    command(
+        app,
+        shot,
+        PANEL,
+        N_("The places a shot crosses, what each counts, the attack score reduction (P5)."),
+    )
+    command(
+        app,
+        place,
+        PANEL,
+        N_("A place's effective characteristics and what a unit arriving now gets (P2, P6)."),
+    )

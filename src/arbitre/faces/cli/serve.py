@@ -10,9 +10,9 @@ from typing import Annotated
 import typer
 
 from arbitre.faces.cli.common import command, load_file
-from arbitre.i18n import T_
+from arbitre.i18n import N_, T_
 
-PANEL = "Tables"
+PANEL = N_("Tables")
 #: Where the page is served unless ``--host`` says otherwise: this machine only.
 LOCAL = "127.0.0.1"
 
@@ -21,20 +21,20 @@ def serve(
     file: Annotated[
         Path | None,
         typer.Argument(
-            metavar="FILE", help="Scenario to open (default: the demo).", show_default=False
+            metavar="FILE", help=N_("Scenario to open (default: the demo)."), show_default=False
         ),
     ] = None,
-    port: Annotated[int, typer.Option("--port", metavar="N", help="Port to listen on.")] = 8765,
+    port: Annotated[int, typer.Option("--port", metavar="N", help=N_("Port to listen on."))] = 8765,
     host: Annotated[
         str,
         typer.Option(
             "--host",
             metavar="H",
-            help="Address to listen on; 0.0.0.0 lets a tablet on the network in (no password).",
+            help=N_("Address to listen on; 0.0.0.0 lets a tablet on the network in (no password)."),
         ),
     ] = LOCAL,
     open_page: Annotated[
-        bool, typer.Option("--open", help="Open the page in the default browser.")
+        bool, typer.Option("--open", help=N_("Open the page in the default browser."))
     ] = False,
 ) -> None:
     """Open a page where a table is built and played by hand, every ruling live."""
@@ -83,4 +83,9 @@ def serve(
 
 def register(app: typer.Typer) -> None:
     """Add ``serve`` to ``app``."""
-    command(app, serve, PANEL)
+    command(
+        app,
+        serve,
+        PANEL,
+        N_("Open a page where a table is built and played by hand, every ruling live."),
+    )

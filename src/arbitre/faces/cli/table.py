@@ -35,7 +35,7 @@ from arbitre.faces.cli.common import (
     write_picture,
 )
 from arbitre.faces.cli.grid import Col, print_grid
-from arbitre.i18n import T_, TN_, Num, Text, _, join
+from arbitre.i18n import N_, T_, TN_, Num, Text, _, join
 from arbitre.vocabulary import test_words
 
 if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
@@ -43,7 +43,7 @@ if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
     from arbitre.rules.ruling import LosRuling
     from arbitre.table import Table, Unit
 
-PANEL = "Tables"
+PANEL = N_("Tables")
 DEMO = "frostgrave-demo.yaml"
 
 
@@ -150,11 +150,13 @@ def _close_mark(r: LosRuling) -> str:
 
 ShooterOpt = Annotated[
     list[str] | None,
-    typer.Option("--shooter", metavar="ID", help="Shooter id (repeatable).", show_default=False),
+    typer.Option(
+        "--shooter", metavar="ID", help=N_("Shooter id (repeatable)."), show_default=False
+    ),
 ]
 TargetOpt = Annotated[
     list[str] | None,
-    typer.Option("--target", metavar="ID", help="Target id (repeatable).", show_default=False),
+    typer.Option("--target", metavar="ID", help=N_("Target id (repeatable)."), show_default=False),
 ]
 PictureOpt = Annotated[
     Path,
@@ -162,7 +164,7 @@ PictureOpt = Annotated[
         "-o",
         "--output",
         metavar="FILE",
-        help="Picture to write: .svg, or .png (through rsvg-convert).",
+        help=N_("Picture to write: .svg, or .png (through rsvg-convert)."),
         show_default=False,
         rich_help_panel=IO_PANEL,
     ),
@@ -174,7 +176,7 @@ def los(
     rules: RulesOpt = None,
     shooter: ShooterOpt = None,
     target: TargetOpt = None,
-    all_pairs: Annotated[bool, typer.Option("--all", help="Same-side pairs too.")] = False,
+    all_pairs: Annotated[bool, typer.Option("--all", help=N_("Same-side pairs too."))] = False,
     option: OptionOpt = None,
     explain: ExplainOpt = False,
     as_json: JsonOpt = False,
@@ -204,7 +206,7 @@ def render(
     shooter: Annotated[
         str | None,
         typer.Option(
-            "--shooter", metavar="ID", help="Draw this model's lines.", show_default=False
+            "--shooter", metavar="ID", help=N_("Draw this model's lines."), show_default=False
         ),
     ] = None,
     rules: RulesOpt = None,
@@ -297,7 +299,7 @@ def _pieces(table: Table) -> Text:
 def schema(
     output: Annotated[
         bool,
-        typer.Option("--output", help="The schema of the --json output (JSON 2) instead."),
+        typer.Option("--output", help=N_("The schema of the --json output (JSON 2) instead.")),
     ] = False,
 ) -> None:
     """Print the JSON Schema of scenario files (or, with --output, of JSON output)."""
@@ -314,7 +316,7 @@ def demo(
             "-o",
             "--output",
             metavar="FILE",
-            help="Where to draw the picture: .svg, or .png (through rsvg-convert).",
+            help=N_("Where to draw the picture: .svg, or .png (through rsvg-convert)."),
             rich_help_panel=IO_PANEL,
         ),
     ] = Path("arbitre-demo.svg"),
@@ -357,5 +359,33 @@ def demo(
 
 def register(app: typer.Typer) -> None:
     """Add the table commands to ``app``."""
-    for fn in (los, render, validate, schema, demo):
-        command(app, fn, PANEL)
+    command(
+        app, los, PANEL, N_("Rule every line of sight asked: visible or not, the cover, and why.")
+    )
+    command(
+        app,
+        render,
+        PANEL,
+        N_("Draw the table (or the map of places) to scale, a shooter's lines if asked."),
+    )
+    command(
+        app,
+        validate,
+        PANEL,
+        N_(
+            "Check a scenario file: every problem any command would refuse, with its path (exit\n"
+            "2 if any); then the warnings, plausible mistakes that stop nothing."
+        ),
+    )
+    command(
+        app,
+        schema,
+        PANEL,
+        N_("Print the JSON Schema of scenario files (or, with --output, of JSON output)."),
+    )
+    command(
+        app,
+        demo,
+        PANEL,
+        N_("Rule the bundled example table: one side's lines of sight against the other's."),
+    )
