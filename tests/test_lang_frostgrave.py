@@ -26,13 +26,12 @@ import os
 import re
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import pytest
+from lang_support import as_a_user, check_case, run, without_texts
 
 import arbitre
 from arbitre import i18n
-from arbitre.faces.cli import main
 from arbitre.faces.cli.table import print_los
 from arbitre.faces.svg.table import render_table
 
@@ -69,30 +68,16 @@ _WORDS = """the and with of through from not sees seen passes blocks blocked cov
 ENGLISH = frozenset(_WORDS.split())
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main([*args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.fixture(autouse=True)
 def _width(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.chdir(ROOT)
+    as_a_user(monkeypatch)
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden_outputs(capsys: pytest.CaptureFixture[str], case: str, lang: str) -> None:
     args, wanted = CASES[case]
-    code, out, err = run(capsys, *args, "--lang", lang)
-    assert code == wanted, err
-    text = out + ("--- stderr ---\n" + err if err else "")
-    path = GOLDEN / f"{case}.{lang}.txt"
-    if WRITE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{path} (ARBITRE_WRITE_GOLDEN=1 rewrites)"
+    check_case(capsys, GOLDEN, case, lang, args, wanted)
 
 
 def test_the_seeds_rules_in_french(capsys: pytest.CaptureFixture[str]) -> None:
@@ -124,15 +109,6 @@ def test_the_seeds_rules_in_french(capsys: pytest.CaptureFixture[str]) -> None:
     assert "est à 0,3 mm de la ligne : dans le faisceau de 1 mm" in fr
 
 
-def _without_texts(doc: Any) -> Any:
-    """The document with every worded field blanked (``text``)."""
-    if isinstance(doc, dict):
-        return {k: "" if k == "text" else _without_texts(v) for k, v in doc.items()}
-    if isinstance(doc, list):
-        return [_without_texts(v) for v in doc]
-    return doc
-
-
 @pytest.mark.parametrize("file", [DEMO, BOTH, FRIEND, NO_BASE])
 def test_json_differs_only_in_its_texts(capsys: pytest.CaptureFixture[str], file: str) -> None:
     docs = {}
@@ -142,7 +118,7 @@ def test_json_differs_only_in_its_texts(capsys: pytest.CaptureFixture[str], file
         )
         assert code == 0, err
         docs[lang] = json.loads(out)
-    assert _without_texts(docs["en"]) == _without_texts(docs["fr"])
+    assert without_texts(docs["en"]) == without_texts(docs["fr"])
     assert docs["en"] != docs["fr"]  # the texts are worded in each language
 
 

@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lang_support import as_a_user, check_case, run
 
 import arbitre
 from arbitre import i18n
-from arbitre.faces.cli import main
 from arbitre.faces.svg.mordheim import overlays
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -65,30 +65,16 @@ ENGLISH = set(
 )
 
 
-def run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
-    code = main([*args])
-    out, err = capsys.readouterr()
-    return code, out, err
-
-
 @pytest.fixture(autouse=True)
 def _width(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.chdir(ROOT)
+    as_a_user(monkeypatch)
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden_outputs(capsys: pytest.CaptureFixture[str], case: str, lang: str) -> None:
     args, wanted = CASES[case]
-    code, out, err = run(capsys, *args, "--lang", lang)
-    assert code == wanted, err
-    text = out + ("--- stderr ---\n" + err if err else "")
-    path = GOLDEN / f"{case}.{lang}.txt"
-    if WRITE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{path} (ARBITRE_WRITE_GOLDEN=1 rewrites)"
+    check_case(capsys, GOLDEN, case, lang, args, wanted)
 
 
 def test_the_worked_example_in_both_languages(capsys: pytest.CaptureFixture[str]) -> None:

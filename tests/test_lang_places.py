@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from lang_support import as_a_user, check_golden, without_texts
 
 from arbitre import i18n
 from arbitre.errors import ArbitreError, ScenarioError
@@ -71,19 +72,14 @@ def run(capsys: pytest.CaptureFixture[str], *args: str) -> str:
 
 @pytest.fixture(autouse=True)
 def _width(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("COLUMNS", "100")
-    monkeypatch.chdir(ROOT)
+    as_a_user(monkeypatch)
 
 
 @pytest.mark.parametrize("lang", ["en", "fr"])
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_golden_outputs(capsys: pytest.CaptureFixture[str], case: str, lang: str) -> None:
     text = run(capsys, *CASES[case], "--lang", lang)
-    path = GOLDEN / f"{case}.{lang}.txt"
-    if WRITE:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert text == path.read_text(encoding="utf-8"), f"{path} (ARBITRE_WRITE_GOLDEN=1 rewrites)"
+    check_golden(GOLDEN / f"{case}.{lang}.txt", text)
 
 
 def test_the_worked_example_in_both_languages(capsys: pytest.CaptureFixture[str]) -> None:
@@ -95,15 +91,6 @@ def test_the_worked_example_in_both_languages(capsys: pytest.CaptureFixture[str]
     assert "john sur fight a 7 points de mouvement" in fr
     assert "fight -> beyond : encombrement 3 : 3 points" in fr
     assert "en quittant fight : +2 épuisements (barbarian-1, barbarian-2)" in fr
-
-
-def _without_texts(doc: Any) -> Any:
-    """The document with every ``text`` field blanked (the only fields worded)."""
-    if isinstance(doc, dict):
-        return {k: "" if k == "text" else _without_texts(v) for k, v in doc.items()}
-    if isinstance(doc, list):
-        return [_without_texts(v) for v in doc]
-    return doc
 
 
 def _texts(doc: Any) -> list[str]:
@@ -121,7 +108,7 @@ def test_json_differs_only_in_its_texts(capsys: pytest.CaptureFixture[str], case
     args = [a for a in CASES[case] if a != "--explain"]
     en = json.loads(run(capsys, *args, "--json", "--lang", "en"))
     fr = json.loads(run(capsys, *args, "--json", "--lang", "fr"))
-    assert _without_texts(en) == _without_texts(fr)
+    assert without_texts(en) == without_texts(fr)
     en_texts, fr_texts = _texts(en), _texts(fr)
     assert len(en_texts) == len(fr_texts) > 0
     assert all(isinstance(t, str) for t in fr_texts)

@@ -100,14 +100,13 @@ def _polygon_dist(
 
 
 @njit(cache=True)
-def _meets_interior(
+def _cuts(
     edges: np.ndarray, e0: int, e1: int, ax: float, ay: float, bx: float, by: float
-) -> bool:
-    """Whether segment ab meets the open interior of the polygon (beam 0, G5).
-
-    The boundary cuts the segment at finitely many parameters; the segment meets the
-    interior iff the midpoint of some piece between two cuts lies strictly inside.
-    """
+) -> np.ndarray:
+    """The parameters (0 at a, 1 at b, sorted, 0 and 1 included) where segment ab may
+    cross the boundary of a polygon: where it meets each edge's line within the segment,
+    and where it passes a vertex. Between two of them the segment is wholly inside or
+    wholly outside, which its midpoint tells."""
     dx = bx - ax
     dy = by - ay
     ll = dx * dx + dy * dy
@@ -131,7 +130,22 @@ def _meets_interior(
                     t = ((vx - ax) * dx + (vy - ay) * dy) / ll
                     ts[n] = min(1.0, max(0.0, t))
                     n += 1
-    tt = np.sort(ts[:n])
+    return np.sort(ts[:n])
+
+
+@njit(cache=True)
+def _meets_interior(
+    edges: np.ndarray, e0: int, e1: int, ax: float, ay: float, bx: float, by: float
+) -> bool:
+    """Whether segment ab meets the open interior of the polygon (beam 0, G5).
+
+    The boundary cuts the segment at finitely many parameters; the segment meets the
+    interior iff the midpoint of some piece between two cuts lies strictly inside.
+    """
+    dx = bx - ax
+    dy = by - ay
+    tt = _cuts(edges, e0, e1, ax, ay, bx, by)
+    n = len(tt)
     for i in range(n - 1):
         if tt[i + 1] - tt[i] <= 1e-12 and n > 2:
             continue
@@ -1704,26 +1718,8 @@ def _depth_inside(
     ll = dx * dx + dy * dy
     if ll <= 0.0 or samples < 1:
         return 0.0
-    ts = np.empty(2 + 3 * (e1 - e0))
-    ts[0] = 0.0
-    ts[1] = 1.0
-    n = 2
-    for e in range(e0, e1):
-        px, py, qx, qy = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
-        ex = qx - px
-        ey = qy - py
-        den = dx * ey - dy * ex
-        if abs(den) > 1e-12 * math.sqrt(ll * (ex * ex + ey * ey)):
-            t = ((px - ax) * ey - (py - ay) * ex) / den
-            u = ((px - ax) * dy - (py - ay) * dx) / den
-            if -EPS <= t <= 1.0 + EPS and -EPS <= u <= 1.0 + EPS:
-                ts[n] = min(1.0, max(0.0, t))
-                n += 1
-        for vx, vy in ((px, py), (qx, qy)):
-            if _seg_point_dist(ax, ay, bx, by, vx, vy) <= EPS:
-                ts[n] = min(1.0, max(0.0, ((vx - ax) * dx + (vy - ay) * dy) / ll))
-                n += 1
-    tt = np.sort(ts[:n])
+    tt = _cuts(edges, e0, e1, ax, ay, bx, by)
+    n = len(tt)
     lo = np.empty(n)
     hi = np.empty(n)
     m = 0
