@@ -501,40 +501,31 @@ def _usage(cmd: Any, ctx: Any, formatter: Any) -> None:
     formatter.write_usage(ctx.command_path, pieces, prefix=f"{unbroken(i18n.tr(USAGE))} ")
 
 
-class Command(TyperCommand):
-    """A command whose help shows no ``<bool>``/``<str>`` placeholders, in the language
-    spoken."""
+class _Spoken:
+    """Help without ``<bool>``/``<str>`` placeholders, in the language spoken (mixed
+    into typer's command and group classes)."""
 
     def get_params(self, ctx: Any) -> list[Any]:
-        return _plain(super().get_params(ctx))
+        return _plain(super().get_params(ctx))  # type: ignore[misc]
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
         with _help_spoken(self, ctx):
-            super().format_help(ctx, formatter)
+            super().format_help(ctx, formatter)  # type: ignore[misc]
 
     def format_usage(self, ctx: Any, formatter: Any) -> None:
         if i18n.current() == "en":
-            super().format_usage(ctx, formatter)
+            super().format_usage(ctx, formatter)  # type: ignore[misc]
         else:
             _usage(self, ctx, formatter)
 
 
-class Group(TyperGroup):
+class Command(_Spoken, TyperCommand):
+    """A command whose help shows no type placeholders, in the language spoken."""
+
+
+class Group(_Spoken, TyperGroup):
     """The ``arbitre`` group, its help without type placeholders, in the language
     spoken."""
-
-    def get_params(self, ctx: Any) -> list[Any]:
-        return _plain(super().get_params(ctx))
-
-    def format_help(self, ctx: Any, formatter: Any) -> None:
-        with _help_spoken(self, ctx):
-            super().format_help(ctx, formatter)
-
-    def format_usage(self, ctx: Any, formatter: Any) -> None:
-        if i18n.current() == "en":
-            super().format_usage(ctx, formatter)
-        else:
-            _usage(self, ctx, formatter)
 
 
 def command(
