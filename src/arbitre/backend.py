@@ -14,7 +14,6 @@ import builtins
 import importlib.util
 import os
 import sys
-import threading
 import types
 from collections.abc import Callable
 from functools import cache
@@ -73,25 +72,12 @@ def kernels(work: int) -> Any:
     return interpreted()
 
 
-def compiled_for(work: int) -> Any | None:
-    """The compiled kernels when a job of ``work`` elementary tests runs compiled, else
-    None: the caller keeps its numpy form, faster than the kernels interpreted."""
-    module = kernels(work)
-    return module if module is not interpreted() else None
-
-
 def _threads(work: int) -> None:
     """One thread for a small job, every thread numba has for a large one."""
     import numba
 
-    wanted = 1 if work < PARALLEL_ABOVE else int(getattr(numba.config, "NUMBA_NUM_THREADS", 1))
-    if getattr(_THREADS, "n", 0) != wanted:  # numba's call is not free: only on a change
-        numba.set_num_threads(wanted)  # for the calling thread (numba's setting is per thread)
-        _THREADS.n = wanted
-
-
-#: The number of threads last set for the compiled kernels, per calling thread.
-_THREADS = threading.local()
+    every = int(getattr(numba.config, "NUMBA_NUM_THREADS", 1))
+    numba.set_num_threads(1 if work < PARALLEL_ABOVE else every)
 
 
 def _compiled_loaded() -> bool:

@@ -1841,30 +1841,3 @@ def line_nearby(
                     near_s[i, c] = slack
                 near_n[i] = c + 1
     return min_small, arg_small, min_large, arg_large, near_n, near_k, near_d, near_s
-
-
-@njit(cache=True)
-def segments_to_edges(segs: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """The distance of each segment (rows ``x0, y0, x1, y1``) to the nearest of ``edges``
-    (0 where they cross)."""
-    out = np.full(len(segs), np.inf)
-    for i in range(len(segs)):
-        ax, ay, bx, by = segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3]
-        best = np.inf
-        for e in range(len(edges)):
-            d = _seg_seg_dist(ax, ay, bx, by, edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3])
-            if d < best:
-                best = d
-                if best == 0.0:
-                    break
-        out[i] = best
-    return out
-
-
-@njit(cache=True)
-def segments_to_point(segs: np.ndarray, px: float, py: float) -> np.ndarray:
-    """The distance of point ``p`` to each segment (rows ``x0, y0, x1, y1``)."""
-    out = np.empty(len(segs))
-    for i in range(len(segs)):
-        out[i] = _seg_point_dist(segs[i, 0], segs[i, 1], segs[i, 2], segs[i, 3], px, py)
-    return out

@@ -40,7 +40,7 @@ import shapely
 import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
-from arbitre import backend, sight
+from arbitre import sight
 from arbitre.geometry import CircleFootprint, WallFootprint
 from arbitre.table import Table
 
@@ -265,15 +265,9 @@ def _depth(p: Pieces, k: int, lines: np.ndarray, segs: np.ndarray) -> np.ndarray
 
 
 def _seg_edges(segs: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """The distance of each segment to the nearest of ``edges`` (0 where they cross):
-    compiled for a large job (``kernels.segments_to_edges``), else with numpy."""
+    """The distance of each segment to the nearest of ``edges`` (0 where they cross)."""
     if not len(edges):
         return np.full(len(segs), np.inf)
-    fast = backend.compiled_for(len(segs) * len(edges))
-    if fast is not None:
-        return np.asarray(
-            fast.segments_to_edges(np.ascontiguousarray(segs), np.ascontiguousarray(edges))
-        )
     a, b = segs[:, None, :2], segs[:, None, 2:]
     c, d = edges[None, :, :2], edges[None, :, 2:]
 
@@ -302,11 +296,7 @@ def _seg_edges(segs: np.ndarray, edges: np.ndarray) -> np.ndarray:
 
 
 def _seg_point(segs: np.ndarray, px: float, py: float) -> np.ndarray:
-    """The distance of point ``p`` to each segment (rows ``x0, y0, x1, y1``): compiled
-    once compiled kernels run in this process (``kernels.segments_to_point``)."""
-    fast = backend.compiled_for(len(segs))
-    if fast is not None:
-        return np.asarray(fast.segments_to_point(np.ascontiguousarray(segs), float(px), float(py)))
+    """The distance of point ``p`` to each segment (rows ``x0, y0, x1, y1``)."""
     ax, ay, bx, by = segs[:, 0], segs[:, 1], segs[:, 2], segs[:, 3]
     dx, dy = bx - ax, by - ay
     den = dx * dx + dy * dy
