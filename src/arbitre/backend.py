@@ -61,15 +61,20 @@ def piece_work(kind: np.ndarray, eoff: np.ndarray) -> int:
 PARALLEL_ABOVE = 2_000_000
 
 
-def kernels(work: int) -> Any:
-    """The kernels module to run a job of about ``work`` elementary tests (compiled, on
-    as many threads as the job is worth)."""
+#: The kernels module every caller gets unless it names another (each kernels module is
+#: written once and runs compiled or interpreted like this one).
+KERNELS = "arbitre.kernels"
+
+
+def kernels(work: int, name: str = KERNELS) -> Any:
+    """The kernels module ``name`` to run a job of about ``work`` elementary tests
+    (compiled, on as many threads as the job is worth, or its source interpreted)."""
     mode = _mode()
     if mode == "always" or (mode == "auto" and (work >= INTERPRET_BELOW or _compiled_loaded())):
-        module = compiled()
+        module = compiled(name)
         _threads(work)
         return module
-    return interpreted()
+    return interpreted(name)
 
 
 def _threads(work: int) -> None:
@@ -81,20 +86,22 @@ def _threads(work: int) -> None:
 
 
 def _compiled_loaded() -> bool:
-    return "arbitre.kernels" in sys.modules
+    """Whether numba's machine code is already loaded in this process (then compiled is
+    the cheaper build for any job)."""
+    return KERNELS in sys.modules
 
 
-def compiled() -> Any:
-    """The numba build (compiles on first use, then loads from the on-disk cache). The
-    first time in a process that finds the cache cold while a person watches (stderr is
-    a terminal), it says so and compiles every kernel at once under a spinner."""
-    from arbitre import kernels as compiled_kernels
-
+def compiled(name: str = KERNELS) -> Any:
+    """The numba build of the kernels module ``name`` (compiles on first use, then loads
+    from the on-disk cache). The first time in a process that finds the cache cold
+    while a person watches (stderr is a terminal), it says so and compiles every kernel
+    at once under a spinner."""
+    module = importlib.import_module(name)
     if not _CHECKED:
         _CHECKED.append(True)
-        if _watched() and cold(compiled_kernels):
+        if _watched() and cold(module):
             _warm_watched()
-    return compiled_kernels
+    return module
 
 
 #: Set once the cache has been checked in this process.
@@ -179,18 +186,19 @@ def _njit(*args: Any, **kwargs: Any) -> Any:
 
 
 @cache
-def interpreted() -> types.ModuleType:
-    """The kernels' source run as plain Python, numba not imported."""
-    spec = importlib.util.find_spec("arbitre.kernels")
+def interpreted(name: str = KERNELS) -> types.ModuleType:
+    """The source of the kernels module ``name`` run as plain Python, numba not
+    imported."""
+    spec = importlib.util.find_spec(name)
     assert spec is not None and spec.origin is not None and spec.loader is not None
-    source = spec.loader.get_source("arbitre.kernels")  # type: ignore[attr-defined]
+    source = spec.loader.get_source(name)  # type: ignore[attr-defined]
     stub = types.SimpleNamespace(njit=_njit, prange=range)
     real_import = builtins.__import__
 
     def importer(name: str, *args: Any, **kwargs: Any) -> Any:
         return stub if name == "numba" else real_import(name, *args, **kwargs)
 
-    module = types.ModuleType("arbitre.kernels (interpreted)")
+    module = types.ModuleType(f"{name} (interpreted)")
     module.__dict__["__builtins__"] = {**vars(builtins), "__import__": importer}
     exec(compile(source, spec.origin, "exec"), module.__dict__)
     return module
