@@ -185,10 +185,14 @@ def _njit(*args: Any, **kwargs: Any) -> Any:
     return wrap
 
 
-@cache
 def interpreted(name: str = KERNELS) -> types.ModuleType:
     """The source of the kernels module ``name`` run as plain Python, numba not
-    imported."""
+    imported (once per process and module)."""
+    return _interpreted(name)
+
+
+@cache
+def _interpreted(name: str) -> types.ModuleType:
     spec = importlib.util.find_spec(name)
     assert spec is not None and spec.origin is not None and spec.loader is not None
     source = spec.loader.get_source(name)  # type: ignore[attr-defined]
