@@ -6,8 +6,11 @@ A real uvicorn server on 127.0.0.1 (a thread of this process) and a WebSocket cl
 along a path, while the page looks at a shooter, is timed from the message sent to the
 last of its replies received (the model moved and the view's rulings: JSON 2). Two views:
 the Frostgrave shooter's lines of sight (``los``) and the Mordheim targets panel
-(``targets``). The baseline is the bare ``/echo`` endpoint with a message of the same
-size: the cost of the socket alone. Targets: p95 < 30 ms at 50 models, < 60 ms at 200.
+(``targets``). Printed per view: the round trip's median and p95, the server's own time
+(session and engine: the replies' ``ms``), and the bytes a move brings back (its answer
+is a patch of the last one) against the whole answer's. The baseline is the bare
+``/echo`` endpoint with a message of a move's size: the cost of the socket alone.
+Targets: p95 < 30 ms at 50 models, < 60 ms at 200.
 
 Usage: ``python3 bench/bench_serve.py [--moves N] [--sizes 50 200]``.
 """
@@ -18,8 +21,10 @@ import argparse
 import json
 import socket
 import statistics
+import subprocess
 import threading
 import time
+from pathlib import Path
 from typing import Any
 
 import uvicorn
@@ -70,22 +75,40 @@ def _until_last(ws: ClientConnection) -> dict[str, Any]:
             return reply
 
 
-def _drag(ws: ClientConnection, doc: dict[str, Any], moves: int) -> list[float]:
+class Drag:
+    """What a scripted drag measured: per move, the round trip (ms), the server's own
+    time (the session and the engine, ms: the replies' ``ms``) and the bytes received."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.server: list[float] = []
+        self.sizes: list[int] = []
+
+
+def _drag(ws: ClientConnection, doc: dict[str, Any], moves: int) -> Drag:
     """Milliseconds from each move sent to its last reply, the moved model walking a
     small circle (the shooter is the first model, the dragged one the second)."""
     mover = doc["models"][1]
     x0, y0 = mover["at"]
-    times = []
+    out = Drag()
     for k in range(moves):
         x, y = x0 + 30 * (k % 7) / 7, y0 + 20 * ((k * 3) % 5) / 5
         msg = json.dumps({"type": "move", "id": mover["id"], "x": x, "y": y, "seq": k})
         start = time.perf_counter()
         ws.send(msg)
-        last = _until_last(ws)
-        times.append((time.perf_counter() - start) * 1000)
+        size = 0
+        while True:
+            raw = ws.recv()
+            size += len(raw)
+            last: dict[str, Any] = json.loads(raw)
+            if last.get("last"):
+                break
+        out.times.append((time.perf_counter() - start) * 1000)
+        out.server.append(float(last.get("ms", 0.0)))
+        out.sizes.append(size)
         if last["type"] == "error":
             raise RuntimeError(last["message"])
-    return times
+    return out
 
 
 def _echo(port: int, size: int, moves: int) -> list[float]:
@@ -112,7 +135,14 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200])
     args = parser.parse_args()
     server, port = _serve()
-    print(f"{'table':>10} {'view':>10} {'median ms':>10} {'p95 ms':>8} {'target':>7}  reply")
+    commit = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=False
+    ).stdout.strip()
+    print(f"engine at commit {commit or '?'} (plus any uncommitted change), load {_load()}")
+    print(
+        f"{'table':>10} {'view':>10} {'median ms':>10} {'p95 ms':>8} {'target':>7}     "
+        f"{'server ms':>9}  bytes per move (whole answer)"
+    )
     try:
         for models in args.sizes:
             doc = _scenario(models, seed=models)
@@ -127,17 +157,27 @@ def main() -> None:
                     reply = _until_last(ws)
                     size = len(json.dumps(reply))
                     _drag(ws, doc, 5)  # warm: the kernels compiled or chosen, caches filled
-                    median, p95 = _stats(_drag(ws, doc, args.moves))
+                    drag = _drag(ws, doc, args.moves)
+                    median, p95 = _stats(drag.times)
                     target = TARGET_P95_MS.get(models)
                     ok = "" if target is None else ("ok" if p95 < target else "SLOW")
+                    per_move = round(statistics.median(drag.sizes))
                     print(
                         f"{models:>4} models {question:>10} {median:>10.1f} {p95:>8.1f} "
-                        f"{target or '-':>7} {ok} ({size:,} bytes)"
+                        f"{target or '-':>7} {ok:<4} {statistics.median(drag.server):>9.1f}  "
+                        f"{per_move:,} ({size:,})"
                     )
-                    e_median, e_p95 = _stats(_echo(port, size, args.moves))
+                    e_median, e_p95 = _stats(_echo(port, per_move, args.moves))
                     print(f"{'':>10} {'echo':>10} {e_median:>10.2f} {e_p95:>8.2f}")
     finally:
         server.should_exit = True
+
+
+def _load() -> str:
+    try:
+        return " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    except OSError:
+        return "?"
 
 
 def _until_last_subject(ws: ClientConnection) -> None:

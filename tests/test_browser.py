@@ -316,3 +316,87 @@ def test_the_browser_s_language_and_the_french_catalogue(browser: Any) -> None:
         )
         assert diff == []
         context.close()
+
+
+def test_play_a_unit_s_move_on_the_map_of_places(browser: Any, tmp_path: Path) -> None:
+    """P3-P4 played in the page: John clicked on the village map, the cards he can end
+    his move on outlined with their points and exhaustion (the engine's ``move``); a
+    click on the ruins moves him there (3 spent, 4 left, 2 exhaustion: P3's worked
+    example), he is then dragged on to the battlefield, and undo brings him back."""
+    with _Server(str(ROOT / "examples" / "village-forest-places.yaml")) as url:
+        p = browser.new_page(viewport={"width": 1400, "height": 900})
+        p.set_default_timeout(10_000)
+        errors: list[str] = []
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        p.goto(url)
+        p.wait_for_selector('#placesmap g.unit[data-id="john"]')
+        p.click('#placesmap g.unit[data-id="john"]')
+        p.wait_for_selector('#placesmap g.place.reach[data-id="ruins"]')
+        assert p.locator('#placesmap g.place.far[data-id="pit"]').count() == 1
+        tag = p.locator('#placesmap g.place[data-id="ruins"] text.tagtext').text_content() or ""
+        assert "3 pts" in tag and "4 left" in tag and "+2" in tag
+        _shot(p, tmp_path, "10-places-reach")
+        if os.environ.get("ARBITRE_WRITE_SCREENSHOT") == "1":
+            p.screenshot(path=str(ROOT / "docs" / "serve-places.png"))
+        p.click('#placesmap g.place[data-id="ruins"] rect:not(.reachmark)')
+        p.wait_for_selector('#placesmap g.place[data-id="ruins"] g.unit[data-id="john"]')
+        assert "john moved to ruins" in p.inner_text("#status")
+        p.wait_for_selector('#placesmap g.place.start[data-id="ruins"]')
+        _shot(p, tmp_path, "11-places-moved")
+        # dragged, with the mouse, onto a card reachable from the ruins
+        reach = p.evaluate("() => window.arbitre.answer.rulings[0].ways.map(w => w.place)")
+        assert "battlefield" in reach
+        src = p.locator('#placesmap g.unit[data-id="john"] circle').bounding_box()
+        card = '#placesmap g.place[data-id="battlefield"] rect:not(.reachmark)'
+        dst = p.locator(card).first.bounding_box()
+        p.mouse.move(src["x"] + src["width"] / 2, src["y"] + src["height"] / 2)
+        p.mouse.down()
+        for k in range(1, 9):
+            x = src["x"] + (dst["x"] + dst["width"] / 2 - src["x"]) * k / 8
+            y = src["y"] + (dst["y"] + dst["height"] / 2 - src["y"]) * k / 8
+            p.mouse.move(x, y)
+            p.wait_for_timeout(20)
+        p.mouse.up()
+        p.wait_for_selector('#placesmap g.place[data-id="battlefield"] g.unit[data-id="john"]')
+        p.click("#undo")
+        p.wait_for_selector('#placesmap g.place[data-id="ruins"] g.unit[data-id="john"]')
+        p.click("#undo")
+        p.wait_for_selector('#placesmap g.place[data-id="meadow"] g.unit[data-id="john"]')
+        # a row of the panel's table plays the move too
+        p.click('#panel tr.play[data-place="river"]')
+        p.wait_for_selector('#placesmap g.place[data-id="river"] g.unit[data-id="john"]')
+        # the map at its own size, scrolled, then fitted again
+        p.click("#zoom")
+        p.wait_for_function(
+            "() => document.querySelector('#placesmap svg').getAttribute('width') !== '100%'"
+        )
+        p.click("#zoom")
+        p.wait_for_function(
+            "() => document.querySelector('#placesmap svg').getAttribute('width') === '100%'"
+        )
+        p.close()
+        assert not errors, errors
+
+
+def test_where_can_i_stand_overlay(page: Any, tmp_path: Path) -> None:
+    """Issue 14 item 5: the overlay of the witch drawn under the table (cells seen by no
+    enemy, in cover, seen), and redrawn after an enemy is dragged elsewhere."""
+    page.click('[data-kind="model"][data-id="witch"] circle')
+    page.wait_for_selector('.rul[data-target="archer"]')
+    page.check("#stand")
+    page.wait_for_selector("#stand rect.cell.none", state="attached")
+    assert page.locator("#stand rect.cell.seen").count() > 0
+    assert "witch" in page.inner_text("#standinfo")
+    before = page.evaluate("() => window.arbitre.stand.seen.join('')")
+    _shot(page, tmp_path, "12-stand")
+    if os.environ.get("ARBITRE_WRITE_SCREENSHOT") == "1":
+        page.screenshot(path=str(ROOT / "docs" / "serve-stand.png"))
+    _drag(page, "archer", _screen(page, 60, 60))
+    page.wait_for_function(
+        "(before) => window.arbitre.stand && window.arbitre.stand.seen.join('') !== before",
+        arg=before,
+    )
+    page.wait_for_selector("#stand:not(.stale) rect.cell", state="attached")
+    _shot(page, tmp_path, "13-stand-after-move")
+    page.uncheck("#stand")
+    page.wait_for_function("() => !document.querySelector('#stand rect.cell')")

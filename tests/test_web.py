@@ -28,7 +28,7 @@ with warnings.catch_warnings():  # starlette's note about httpx's successor
 
 import arbitre
 from arbitre.faces.cli import main
-from arbitre.faces.web import protocol
+from arbitre.faces.web import patch, protocol
 from arbitre.faces.web.app import create_app
 from arbitre.faces.web.snap import SNAP_MM, gap_to, snap, touches
 from arbitre.geometry import Point
@@ -52,6 +52,8 @@ class Page:
         self.ws = ws
         self.subject: dict[str, Any] = ws.receive_json()
         self.seq = 0
+        self.answer: Any = None
+        self.tests: dict[str, str] = {}
 
     def send(self, **msg: Any) -> list[dict[str, Any]]:
         """Send one message; every reply to it (they carry its seq)."""
@@ -63,6 +65,12 @@ class Page:
         out = [self.ws.receive_json()]
         while not out[-1].get("last"):  # the last reply to a message says so
             out.append(self.ws.receive_json())
+        for reply in out:  # a move's answer comes as a patch of the view's last one
+            if reply["type"] == "answer" and reply.get("role") == "view":
+                if "patch" in reply:
+                    reply["answer"] = patch.apply(self.answer, reply["patch"])
+                    reply["tests"] = {**self.tests, **reply["tests"]}
+                self.answer, self.tests = reply["answer"], reply.get("tests") or {}
         return out
 
 
@@ -312,6 +320,217 @@ def test_places_map_and_moves(page: Page) -> None:
     )
     (err,) = page.send(type="move", id="john", x=1, y=1)
     assert err["type"] == "error"
+
+
+def test_a_unit_plays_its_move_onto_a_reachable_place_and_undo_brings_it_back(
+    page: Page,
+) -> None:
+    """P3 worked example played: John (movement 7) fighting two barbarians in the meadow
+    moves to the ruins (encumbrance 3): 3 spent, 4 left, 2 exhaustion; the engine's
+    ``move`` ruling of the new map follows, and undo puts him back in the meadow."""
+    path = ROOT / "examples" / "village-forest-places.yaml"
+    page.send(type="open", text=path.read_text(encoding="utf-8"))
+    village = arbitre.load(path)
+    (a,) = page.send(type="view", question="move", shooter="john")
+    ways = {w["place"]: w for w in a["answer"]["rulings"][0]["ways"]}
+    assert "ruins" in ways and "pit" not in ways
+    moved, subject, answer = page.send(type="move", id="john", place="ruins")
+    assert moved["type"] == "moved" and moved["from"] == "meadow"
+    assert (moved["spent"], moved["left"], moved["exhaustion"]) == (3, 4, 2)
+    units = {u["id"]: u for u in subject["units"]}
+    assert units["john"]["place"] == "ruins" and subject["can_undo"]
+    assert 'data-id="ruins"' in subject["svg"]
+    after = dataclasses.replace(
+        village,
+        units=tuple(
+            dataclasses.replace(u, place="ruins") if u.id == "john" else u for u in village.units
+        ),
+    )
+    expect = arbitre.ask(after, "move", unit="john").to_json()
+    assert answer["answer"] == json.loads(json.dumps(expect))
+    assert answer["answer"]["rulings"][0]["start"] == "ruins"
+    # the move ruled from the ruins: out of reach stays refused, the map unchanged
+    (err,) = page.send(type="move", id="john", place="deep-woods")
+    assert err["type"] == "error" and "deep-woods" in err["message"]
+    subject, answer = page.send(type="undo")
+    assert {u["id"]: u["place"] for u in subject["units"]}["john"] == "meadow"
+    assert answer["answer"]["rulings"][0]["start"] == "meadow"
+
+
+def test_a_unit_arriving_on_an_occupied_place_is_the_last_arrived(page: Page) -> None:
+    """P6: a unit arriving now is the last arrived among those on the place."""
+    path = ROOT / "examples" / "village-forest-places.yaml"
+    page.send(type="open", text=path.read_text(encoding="utf-8"))
+    page.send(type="view", question="move", shooter="scout")
+    _, subject, _ = page.send(type="move", id="scout", place="meadow")
+    there = [u for u in subject["units"] if u["place"] == "meadow"]
+    order = sorted(there, key=lambda u: u["arrived"])
+    assert order[-1]["id"] == "scout" and len({u["arrived"] for u in there}) == len(there)
+
+
+def _json_value(rng: np.random.Generator, depth: int = 0) -> Any:
+    """A random JSON value: nested objects and arrays of ints, floats, text, bools, null."""
+    kind = rng.integers(0, 7 if depth < 4 else 5)
+    if kind == 0:
+        return int(rng.integers(-3, 4))
+    if kind == 1:
+        return float(rng.choice([0.0, 1.0, 0.5, -2.25]))
+    if kind == 2:
+        return str(rng.choice(["a", "b", "tower", ""]))
+    if kind == 3:
+        return bool(rng.integers(0, 2))
+    if kind == 4:
+        return None
+    if kind == 5:
+        return [_json_value(rng, depth + 1) for _ in range(rng.integers(0, 4))]
+    keys = rng.choice(["k", "margin_test", "rulings", "x", "=", "o"], size=rng.integers(0, 4))
+    return {str(k): _json_value(rng, depth + 1) for k in keys}
+
+
+def _mutate(rng: np.random.Generator, doc: Any) -> Any:
+    """``doc`` with a few random changes (values replaced, keys added or removed)."""
+    if isinstance(doc, dict) and doc and rng.random() < 0.7:
+        out = dict(doc)
+        key = str(rng.choice(list(out)))
+        if rng.random() < 0.2:
+            del out[key]
+        else:
+            out[key] = _mutate(rng, out[key])
+        if rng.random() < 0.2:
+            out["new"] = _json_value(rng)
+        return out
+    if isinstance(doc, list) and doc and rng.random() < 0.7:
+        out_list = list(doc)
+        i = int(rng.integers(0, len(out_list)))
+        out_list[i] = _mutate(rng, out_list[i])
+        return out_list
+    return _json_value(rng) if rng.random() < 0.8 else doc
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_a_patch_rebuilds_the_new_document_exactly(seed: int) -> None:
+    """Oracle: on random JSON documents and random edits of them, applying the patch to
+    the old document gives the new one, its JSON text byte for byte (1 and 1.0, 0 and
+    False told apart), and the old one is not changed."""
+    rng = np.random.default_rng(seed)
+    old = _json_value(rng)
+    new = _mutate(rng, old) if seed % 5 else _json_value(rng)
+    kept = json.dumps(old)
+    node = patch.diff(old, new)
+    assert json.dumps(patch.apply(old, node)) == json.dumps(new)
+    assert json.dumps(old) == kept
+    assert (node is None) == (json.dumps(old) == json.dumps(new))
+
+
+def test_a_move_s_answer_is_a_small_patch_of_the_last_one(page: Page) -> None:
+    """A drag step's answer is the difference from the one before (the page rebuilds the
+    same document, checked against the library), much smaller than the whole answer."""
+    (whole,) = page.send(type="view", question="los", shooter="elementalist")
+    _, answer = page.send(type="move", id="imp", x=200.0, y=30.0)
+    assert "patch" in answer and "answer" in answer  # rebuilt here by Page.replies
+    expect = arbitre.ask(DEMO.moved("imp", Point(200.0, 30.0)), "los", shooter="elementalist")
+    assert answer["answer"] == json.loads(json.dumps(expect.to_json()))
+    assert len(json.dumps(answer["patch"])) < len(json.dumps(whole["answer"])) / 3
+
+
+def test_a_drag_step_with_a_newer_one_waiting_is_skipped() -> None:
+    """Superseded server-side: a move (not a drop) of a model whose next move is already
+    received is skipped; a drop, another model's move or any other message is not."""
+    from arbitre.faces.web.app import _Inbox, _Item
+
+    inbox = _Inbox(None)  # type: ignore[arg-type]
+    step = {"type": "move", "id": "imp", "x": 1, "y": 2}
+    assert not inbox.superseded(step)  # nothing waiting
+    inbox.items.append(_Item(json.dumps({**step, "x": 3})))
+    assert inbox.superseded(step)
+    assert not inbox.superseded({**step, "drop": True})
+    assert not inbox.superseded({**step, "id": "thug"})
+    assert not inbox.superseded({"type": "view"})
+    inbox.items[0] = _Item(json.dumps({"type": "undo"}))
+    assert not inbox.superseded(step)
+    inbox.items[0] = _Item("{not json")
+    assert not inbox.superseded(step)
+
+
+def test_moves_sent_at_once_get_one_last_reply_each_and_the_last_one_rules(page: Page) -> None:
+    """Moves sent without waiting (as a script may): each gets exactly one last reply,
+    skipped ones ``superseded``, and the view's answer after the drop is the library's on
+    the final position."""
+    page.send(type="view", question="los", shooter="elementalist")
+    path = [(100.0 + 5 * k, 40.0) for k in range(8)]
+    for k, (x, y) in enumerate(path):
+        drop = k == len(path) - 1
+        page.ws.send_text(
+            json.dumps({"type": "move", "id": "imp", "x": x, "y": y, "drop": drop, "seq": k + 100})
+        )
+    lasts = []
+    while len(lasts) < len(path):
+        for reply in page.replies():
+            if reply.get("last"):
+                lasts.append(reply)
+    assert [r["seq"] for r in lasts] == list(range(100, 100 + len(path)))
+    assert lasts[-1]["type"] == "answer"
+    assert {r["type"] for r in lasts} <= {"answer", "superseded"}
+    final = DEMO.moved("imp", Point(*path[-1]))
+    expect = arbitre.ask(final, "los", shooter="elementalist").to_json()
+    assert page.answer == json.loads(json.dumps(expect))
+
+
+def _stand(page: Page) -> dict[str, Any]:
+    """The overlay's map, sent in the background after the replies of a message."""
+    reply: dict[str, Any] = page.ws.receive_json()
+    assert reply["type"] == "stand", reply
+    return reply
+
+
+def test_where_can_i_stand_is_the_library_s_raster_and_follows_the_enemies(page: Page) -> None:
+    """Issue 14 item 5: the overlay of the selected model is :func:`arbitre.maps.raster`
+    of its sight map, cell by cell; moving an enemy sends the new map (not during the
+    drag), undo sends the kept one again at once."""
+    from arbitre import maps
+
+    page.send(type="view", question="los", rules="frostgrave", shooter="witch")
+    (ack,) = page.send(type="stand", on=True)
+    assert ack == {**ack, "type": "stand", "on": True, "pending": True}
+    first = _stand(page)
+    pitch = first["pitch"]
+    assert 10 <= pitch <= 20 and first["rules"] == "frostgrave"
+    expect = maps.raster(maps.sight_map(DEMO, model="witch", pitch=pitch), pitch)
+    assert first["seen"] == expect.seen.ravel().tolist()
+    assert first["cover"] == expect.least_cover.ravel().tolist()
+    assert (first["columns"], first["rows"]) == (expect.xs.size, expect.ys.size)
+    assert 0 in first["seen"] and max(first["seen"]) >= 2
+    # mid-drag: no map; the drop: a new one, on the moved table
+    page.send(type="move", id="marksman", x=300.0, y=300.0)
+    page.send(type="move", id="marksman", x=310.0, y=300.0, drop=True, snap=False)
+    second = _stand(page)
+    moved = DEMO.moved("marksman", Point(310.0, 300.0))
+    expect = maps.raster(maps.sight_map(moved, model="witch", pitch=pitch), pitch)
+    assert second["seen"] == expect.seen.ravel().tolist() != first["seen"]
+    page.send(type="undo")
+    assert _stand(page)["seen"] == first["seen"]
+    (off,) = page.send(type="stand", on=False)
+    assert off["on"] is False
+    (pong,) = page.send(type="ping")  # nothing more comes while the overlay is off
+    assert pong["type"] == "pong"
+
+
+def test_where_can_i_stand_says_why_dark_age_is_not_drawn(page: Page) -> None:
+    """A Dark Age map is a grid of per-point rulings (D3-D4), minutes for a table: the
+    overlay says so and points to ``arbitre map`` rather than keeping the server busy."""
+    text = (ROOT / "examples" / "darkage-wall.yaml").read_text(encoding="utf-8")
+    (s,) = page.send(type="open", text=text)
+    model = s["models"][0]["id"]
+    page.send(type="view", question="los", rules="darkage", shooter=model)
+    page.send(type="stand", on=True)
+    reply = _stand(page)
+    assert reply["rules"] == "darkage" and "arbitre map" in reply["unavailable"]
+    assert "seen" not in reply
+
+
+def test_where_can_i_stand_refuses_a_bad_toggle(page: Page) -> None:
+    (err,) = page.send(type="stand", on="yes")
+    assert err["type"] == "error" and "stand.on" in err["message"]
 
 
 def test_build_from_nothing_and_save(page: Page, tmp_path: Path) -> None:

@@ -21,6 +21,8 @@ Routes:
 
 from __future__ import annotations
 
+import asyncio
+import collections
 import contextlib
 import json
 import logging
@@ -40,7 +42,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from arbitre import backend, files, i18n
 from arbitre.errors import ArbitreError
-from arbitre.faces.web import protocol
+from arbitre.faces.web import protocol, stand
 from arbitre.faces.web.protocol import MAX_MESSAGE, MessageError
 from arbitre.faces.web.saving import to_yaml
 from arbitre.faces.web.session import Session, open_file
@@ -184,6 +186,114 @@ async def _send_all(ws: WebSocket, replies: list[dict[str, Any]]) -> None:
         await ws.send_text(json.dumps(reply, allow_nan=False, default=str))
 
 
+#: Seconds the overlay waits after a change before it is computed (a newer change in
+#: the meantime replaces it): a run of undos or edits asks for one map, not several.
+STAND_DELAY = 0.12
+
+
+class _Overlay:
+    """The "where can I stand" map of a session, computed in the background after each
+    change (:meth:`Session.stand_work`), one at a time, always the latest wanted (a map
+    asked while another is computed waits for it; one asked in between is skipped), and
+    sent unless a newer change made it stale."""
+
+    def __init__(self, ws: WebSocket, session: Session, lock: asyncio.Lock) -> None:
+        self.ws, self.session, self.lock = ws, session, lock
+        self.task: asyncio.Task[None] | None = None
+        self.wanted: stand.Job | None = None
+
+    async def after(self) -> None:
+        work = self.session.stand_work()
+        if work is None:
+            if self.session.maps.latest is None:
+                self.wanted = None  # off, or no model: nothing is waited for
+            return
+        if isinstance(work, dict):
+            self.wanted = None
+            async with self.lock:
+                await _send_all(self.ws, [work])
+            return
+        self.wanted = work
+        if self.task is None or self.task.done():
+            self.task = asyncio.create_task(self._run())
+
+    async def _run(self) -> None:
+        while self.wanted is not None:
+            await asyncio.sleep(STAND_DELAY)
+            job, self.wanted = self.wanted, None
+            if job is None:
+                return
+            try:
+                reply = await run_in_threadpool(job.run)
+            except ArbitreError as exc:
+                with i18n.speaking(self.session.lang):
+                    reply = protocol.error(str(exc))
+                reply["stand"] = True
+            if reply.get("type") == "error" or self.session.maps.done(job, reply):
+                async with self.lock:
+                    await _send_all(self.ws, [reply])
+
+    def close(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+
+
+class _Item:
+    """One message received: its text, parsed once (its error kept for its turn)."""
+
+    def __init__(self, data: str | bytes) -> None:
+        self.parsed: dict[str, Any] | None = None
+        self.error: ArbitreError | None = None
+        try:
+            self.parsed = protocol.parse(data)
+        except ArbitreError as exc:
+            self.error = exc
+
+    def message(self) -> dict[str, Any]:
+        if self.error is not None:
+            raise self.error
+        assert self.parsed is not None
+        return self.parsed
+
+
+class _Inbox:
+    """The messages of a socket, read as they come while the session works, so that a
+    drag step made stale by the next one waiting is skipped (answered ``superseded``)."""
+
+    def __init__(self, ws: WebSocket) -> None:
+        self.ws = ws
+        self.items: collections.deque[_Item | None] = collections.deque()
+        self.ready = asyncio.Event()
+
+    async def read(self) -> None:
+        try:
+            while True:
+                raw = await self.ws.receive()
+                if raw["type"] == "websocket.disconnect":
+                    break
+                data = raw.get("text")
+                self.items.append(_Item(data if data is not None else raw.get("bytes") or b""))
+                self.ready.set()
+        finally:
+            self.items.append(None)
+            self.ready.set()
+
+    async def next(self) -> _Item | None:
+        while not self.items:
+            self.ready.clear()
+            await self.ready.wait()
+        return self.items.popleft()
+
+    def superseded(self, msg: dict[str, Any]) -> bool:
+        """Whether ``msg`` is a drag step (a move, not a drop) of a model whose next move
+        is already waiting: its answer would be stale before it is drawn."""
+        if msg.get("type") != "move" or msg.get("drop") or not self.items:
+            return False
+        following = self.items[0]
+        nxt = following.parsed if following is not None else None
+        return nxt is not None and nxt.get("type") == "move" and nxt.get("id") == msg.get("id")
+
+
 def session_endpoint(start: str | None) -> Any:
     """The WebSocket handler of a page: a session of its own, on the file ``start``."""
 
@@ -199,19 +309,23 @@ def session_endpoint(start: str | None) -> Any:
                 await _send_all(ws, [protocol.error(str(exc))])
         with i18n.speaking(session.lang):
             await _send_all(ws, [session.subject_message()])
+        lock = asyncio.Lock()  # the overlay's replies are sent whole, between others
+        overlay = _Overlay(ws, session, lock)
+        inbox = _Inbox(ws)
+        reader = asyncio.create_task(inbox.read())
         try:
             while True:
-                raw = await ws.receive()
-                if raw["type"] == "websocket.disconnect":
+                item = await inbox.next()
+                if item is None:
                     return
-                data = raw.get("text")
-                if data is None:
-                    data = raw.get("bytes") or b""
                 seq = None
                 try:
-                    msg = protocol.parse(data)
+                    msg = item.message()
                     seq = msg.get("seq")
-                    replies = await run_in_threadpool(session.handle, msg)
+                    if inbox.superseded(msg):  # a newer move of the same model is waiting
+                        replies = [{"type": "superseded", "seq": seq, "last": True}]
+                    else:
+                        replies = await run_in_threadpool(session.handle, msg)
                 except ArbitreError as exc:
                     with i18n.speaking(session.lang):
                         replies = [protocol.error(str(exc), seq=seq)]
@@ -223,9 +337,14 @@ def session_endpoint(start: str | None) -> Any:
                             error=type(exc).__name__,
                         )
                         replies = [protocol.error(str(message), seq=seq)]
-                await _send_all(ws, replies)
+                async with lock:
+                    await _send_all(ws, replies)
+                await overlay.after()
         except WebSocketDisconnect:
             return
+        finally:
+            overlay.close()
+            reader.cancel()
 
     return endpoint
 

@@ -37,6 +37,7 @@ TYPES = frozenset(
         "save",
         "ping",
         "lang",
+        "stand",
     }
 )
 

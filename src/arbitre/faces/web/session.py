@@ -25,7 +25,8 @@ from arbitre import DEMO_SCENARIO, files, i18n, sanity, vocabulary
 from arbitre.errors import ArbitreError
 from arbitre.faces.svg.draw import path as svg_path
 from arbitre.faces.svg.draw import side_colours
-from arbitre.faces.web import edits, snap
+from arbitre.faces.web import edits, snap, stand
+from arbitre.faces.web.patch import diff
 from arbitre.faces.web.protocol import (
     MAX_UPLOAD,
     MessageError,
@@ -82,6 +83,10 @@ class Session:
     chosen: i18n.Lang | None = None
     #: The browser's language (``navigator.language``, such as ``fr-FR``).
     browser: str = ""
+    #: The "where can I stand" overlay (:mod:`arbitre.faces.web.stand`).
+    maps: stand.Maps = field(default_factory=stand.Maps)
+    #: The view's answer last sent, and how it was asked (a move's answer is its patch).
+    sent: tuple[Any, dict[str, Any]] | None = None
 
     @property
     def lang(self) -> i18n.Lang:
@@ -105,6 +110,24 @@ class Session:
             reply.setdefault("ms", round(ms, 2))
         replies[-1]["last"] = True  # the page and the benchmark know the answer is whole
         return replies
+
+    def _on_stand(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """The overlay on or off; its map follows in the background (:meth:`stand_work`)."""
+        on = msg.get("on", True)
+        if not isinstance(on, bool):
+            raise MessageError(T_("stand.on: true or false, got {on}", on=repr(on)))
+        self.maps.on = on
+        self.maps.latest = None
+        return [{"type": "stand", "on": on, "pending": on and self.view.shooter is not None}]
+
+    def stand_work(self) -> stand.Job | dict[str, Any] | None:
+        """What the overlay needs after the last message: nothing, a kept map to send, or
+        a map to compute in the background. Nothing while a model is being dragged: the
+        map is asked once it is dropped, so moves stay live."""
+        if self.dragging or not isinstance(self.subject, Table):
+            return None
+        options = (*self.view.options, ("(lang)", self.lang))
+        return self.maps.job(self.subject, self.view.shooter, self.view.rules, options)
 
     def _on_ping(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
         return [{"type": "pong"}]
@@ -148,6 +171,7 @@ class Session:
         if not isinstance(best, bool):
             raise MessageError(T_("view.best: true or false, got {best}", best=repr(best)))
         options = mapping(msg, "options")
+        before = self.view
         self.view = View(
             question=text(msg, "question"),
             rules=text(msg, "rules"),
@@ -158,9 +182,19 @@ class Session:
             best=best,
             options=tuple(sorted(options.items())),
         )
-        return self._answer()
+        # the same question of the same model asked again (a template's aim dragged): a
+        # patch of the answer held, as for a move
+        same = (before.question, before.rules, before.shooter, before.weapon) == (
+            self.view.question,
+            self.view.rules,
+            self.view.shooter,
+            self.view.weapon,
+        )
+        return self._answer(patch=same)
 
     def _on_move(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        if isinstance(self.subject, PlaceMap):
+            return self._move_unit(self.subject, msg)
         table = self._table("move")
         ident = required_text(msg, "id")
         at = Point(required_number(msg, "x"), required_number(msg, "y"))
@@ -181,7 +215,42 @@ class Session:
         }
         if drop:
             moved["warnings"] = self._warnings()
-        return [moved, *self._answer()]
+        return [moved, *self._answer(patch=True)]
+
+    def _move_unit(self, placemap: PlaceMap, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
+        """P3-P4 played: the unit ``id`` goes to ``place`` if the engine's ``move`` question
+        says it can end its move there (with the view's points), arriving last (P6)."""
+        ident, there = required_text(msg, "id"), required_text(msg, "place")
+        rules = self.view.rules if self.view.question == "move" else None
+        answer = ask(placemap, "move", rules=rules, options=dict(self.view.options), unit=ident)
+        ruling = answer.ruling
+        way = next((w for w in ruling.ways if w.place == there), None)
+        if way is None:
+            raise MessageError(
+                T_(
+                    "move: {unit} cannot end its move on {place} with {points} points",
+                    unit=ident,
+                    place=there,
+                    points=ruling.points,
+                )
+            )
+        self._push()
+        arrived = max((u.arrived for u in placemap.units_on(there) if u.id != ident), default=0)
+        units = tuple(
+            replace(u, place=there, arrived=arrived + 1) if u.id == ident else u
+            for u in placemap.units
+        )
+        self.subject = replace(placemap, units=units)
+        moved = {
+            "type": "moved",
+            "id": ident,
+            "place": there,
+            "from": way.path[0],
+            "spent": way.spent,
+            "left": way.left,
+            "exhaustion": way.exhaustion,
+        }
+        return [moved, self.subject_message(), *self._answer()]
 
     def _on_edit(self, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
         table = self._table("edit")
@@ -326,13 +395,31 @@ class Session:
         at = table.model(ident).at
         return math.degrees(math.atan2(table.depth / 2 - at.y, table.width / 2 - at.x))
 
-    def _answer(self) -> list[dict[str, Any]]:
+    def _answer(self, *, patch: bool = False) -> list[dict[str, Any]]:
+        """The view's answer on the subject now: whole, or with ``patch`` (a move) as the
+        difference from the answer last sent to the page when it was asked the same way
+        (:mod:`arbitre.faces.web.patch`); ``tests`` then words only the margin tests
+        the patch brings (the page keeps the others)."""
         req = self.request()
         if req is None:
+            self.sent = None
             return [{"type": "answer", "role": "view", "answer": None}]
         v = self.view
         answer = ask(self.subject, v.question or "", rules=v.rules, options=dict(v.options), **req)
         doc = answer.to_json()
+        how = (v.question, v.rules, self.lang)
+        before, self.sent = self.sent, (how, doc)
+        if patch and before is not None and before[0] == how:
+            node = diff(before[1], doc)
+            return [
+                {
+                    "type": "answer",
+                    "role": "view",
+                    "patch": node,
+                    "request": req,
+                    "tests": _tests(node),
+                }
+            ]
         return [
             {"type": "answer", "role": "view", "answer": doc, "request": req, "tests": _tests(doc)}
         ]
@@ -399,6 +486,8 @@ def _tests(doc: Any) -> dict[str, str]:
         item = stack.pop()
         if isinstance(item, dict):
             test = item.get("margin_test")
+            if isinstance(test, dict):  # a patch's new value (arbitre.faces.web.patch)
+                test = test.get("=")
             if isinstance(test, str) and test not in found:
                 found[test] = vocabulary.test_words(test)
             stack.extend(item.values())

@@ -1,7 +1,7 @@
 // The table page: draws what the server sends and sends what the player does.
 // No rule lives here: every ruling comes from the engine (JSON 2), this only draws it.
-import { h, fmt, setTexts } from "./dom.js";
-import { drawSubject, drawAnswer, toTable, drawDraft, drawRuler, flash } from "./draw.js";
+import { h, s, fmt, setTexts } from "./dom.js";
+import { drawSubject, drawAnswer, toTable, drawDraft, drawRuler, flash, drawStand, staleStand, STAND } from "./draw.js";
 import { showAnswer, setPanelTexts, setTests } from "./panel.js";
 
 // -- the language: the one chosen (remembered in the page), else the scenario's `lang`
@@ -22,6 +22,8 @@ function speak(lang) {
   setPanelTexts(T);
   const pick = document.getElementById("lang");
   if (pick) pick.value = T.lang_code;
+  const toggle = document.getElementById("standtoggle");
+  if (toggle) toggle.title = T.stand_title;
 }
 speak(chosen || (browserLang.toLowerCase().startsWith("fr") ? "fr" : "en"));
 
@@ -70,9 +72,14 @@ const handlers = {
     if (S.view.shooter && !modelOf(S.view.shooter) && !(msg.units || []).some((u) => u.id === S.view.shooter)) S.view.shooter = null;
     fillRules();
     render();
-    status(msg.name || "", "ok");
+    status(S.notice || msg.name || "", "ok");
+    S.notice = null;
   },
   moved(msg) {
+    if (msg.place != null) { // a unit played onto a place (P3-P4): the subject follows
+      S.notice = fmt(T.moved_place, { unit: msg.id, place: msg.place, spent: msg.spent, left: msg.left, exhaustion: msg.exhaustion });
+      return;
+    }
     const m = modelOf(msg.id);
     if (m) { m.x = msg.x; m.y = msg.y; }
     if (msg.warnings) S.subject.warnings = msg.warnings;
@@ -85,9 +92,15 @@ const handlers = {
     renderWarnings();
   },
   answer(msg) {
-    setTests(msg.tests);
-    if (msg.role === "asked") return asked(msg.answer);
-    S.answer = msg.answer;
+    if (msg.patch !== undefined) { // a move's answer: the difference from the one held
+      setTests({ ...S.tests, ...msg.tests });
+      S.answer = applyPatch(S.answer, msg.patch);
+    } else {
+      setTests(msg.tests);
+      if (msg.role === "asked") return asked(msg.answer);
+      S.answer = msg.answer;
+    }
+    if (msg.role === "view") S.tests = msg.patch !== undefined ? { ...S.tests, ...msg.tests } : msg.tests || {};
     if (msg.request && msg.request.best && S.answer) {
       const r = S.answer.rulings[0];
       if (r.template) S.view.angle = r.template.angle;
@@ -95,7 +108,16 @@ const handlers = {
       S.view.best = false;
     }
     drawAnswer(board, S.subject, S.answer, drawView());
-    showAnswer($("panel"), S, { shoot, best });
+    if (S.subject.kind === "places") markPlaces();
+    showAnswer($("panel"), S, { shoot, best, play: playTo });
+  },
+  stand(msg) {
+    if (msg.on !== undefined) return renderStandInfo();
+    if (!$("stand").checked || msg.model !== S.view.shooter) return; // asked before a change
+    if (msg.unavailable) { S.stand = null; drawStand(board, S.subject, null); return renderStandInfo(msg.unavailable); }
+    S.stand = msg;
+    drawStand(board, S.subject, msg);
+    renderStandInfo();
   },
   measure(msg) {
     drawRuler(board, S.subject, msg);
@@ -106,10 +128,29 @@ const handlers = {
     download(msg.yaml, msg.name, "application/yaml");
     status(msg.written ? fmt(T.written, { file: msg.written }) : fmt(T.saved, { name: msg.name }), "ok");
   },
-  error(msg) { status(fmt(T.labelled, { label: T.error, value: msg.message }), "error"); },
+  error(msg) {
+    if (msg.stand) { S.stand = null; drawStand(board, S.subject, null); renderStandInfo(msg.message); }
+    status(fmt(T.labelled, { label: T.error, value: msg.message }), "error"); },
   info(msg) { status(T[msg.key] || msg.message); },
   pong() {},
+  superseded() {}, // a move the server skipped: a newer one of the same model followed
 };
+
+// a patch of arbitre.faces.web.patch applied: {"=": value}, {"o": {key: node}, "x": [keys
+// removed]}, {"a": {index: node}}; a new value, the old one untouched
+function applyPatch(doc, node) {
+  if (node == null) return doc;
+  if ("=" in node) return node["="];
+  if ("o" in node) {
+    const out = { ...doc };
+    for (const k of node.x || []) delete out[k];
+    for (const [k, sub] of Object.entries(node.o)) out[k] = applyPatch(doc ? doc[k] : undefined, sub);
+    return out;
+  }
+  const out = [...doc];
+  for (const [i, sub] of Object.entries(node.a)) out[+i] = applyPatch(out[+i], sub);
+  return out;
+}
 
 function status(text, kind = "") {
   const el = $("status");
@@ -176,7 +217,7 @@ function best() { S.view.best = true; askView(); }
 function asked(answer) {
   const r = answer.rulings[0];
   S.lastShot = answer;
-  showAnswer($("panel"), S, { shoot, best });
+  showAnswer($("panel"), S, { shoot, best, play: playTo });
   if (r && r.outcome) status(fmt(T.rolled, { outcome: T[r.outcome] || r.outcome }), "ok");
 }
 
@@ -187,6 +228,8 @@ function render() {
   board.style.display = places ? "none" : "";
   $("placesmap").hidden = !places;
   $("units").hidden = !places;
+  $("build").hidden = places; // nothing to build on a map of places
+  $("standtoggle").hidden = places; // nor a sight map to draw
   $("save").disabled = places;
   $("undo").disabled = !S.subject.can_undo;
   $("redo").disabled = !S.subject.can_redo;
@@ -194,8 +237,10 @@ function render() {
   sf.hidden = !S.subject.file;
   if (S.subject.file) sf.textContent = fmt(T.save_file, { file: S.subject.file.split(/[\\/]/).pop() });
   if (places) renderPlaces(); else drawSubject(board, S.subject, S.view, S.selected);
+  if (!places && !(S.stand && S.stand.model === S.view.shooter && $("stand").checked)) drawStand(board, S.subject, null);
+  renderStandInfo();
   drawAnswer(board, S.subject, S.answer, drawView());
-  showAnswer($("panel"), S, { shoot, best });
+  showAnswer($("panel"), S, { shoot, best, play: playTo });
   renderTools();
   renderSelection();
   renderWarnings();
@@ -203,9 +248,16 @@ function render() {
 function renderPlaces() {
   const holder = $("placesmap");
   const doc = new DOMParser().parseFromString(S.subject.svg, "image/svg+xml");
-  holder.replaceChildren(document.importNode(doc.documentElement, true));
-  const list = h("div", { class: "tools" }, ...(S.subject.units || []).map((u) => h("button", { class: u.id === S.view.shooter ? "on" : "", onclick: () => { S.view.shooter = u.id; S.lastShot = null; askView(); renderPlaces(); } }, u.id)));
-  const parts = [h("h3", {}, T.units), list];
+  const svg = document.importNode(doc.documentElement, true);
+  if (!S.zoomed) { // the whole map in view, scaled to the board (else its own size, scrolled)
+    svg.setAttribute("width", "100%");
+    svg.setAttribute("height", "100%");
+    svg.setAttribute("preserveAspectRatio", "xMidYMin meet");
+  }
+  holder.replaceChildren(svg);
+  const list = h("div", { class: "tools" }, ...(S.subject.units || []).map((u) => h("button", { class: u.id === S.view.shooter ? "on" : "", "data-unit": u.id, onclick: () => selectUnit(u.id) }, u.id)));
+  const zoom = h("button", { id: "zoom", class: S.zoomed ? "on" : "", title: T.zoom_title, onclick: () => { S.zoomed = !S.zoomed; renderPlaces(); } }, S.zoomed ? T.zoom_fit : T.zoom_full);
+  const parts = [h("h3", {}, T.units), list, h("div", { class: "tools", style: "margin-top:6px" }, zoom)];
   const q = (S.subject.questions || []).find((x) => x.fields.includes("shooter") && x.fields.includes("target"));
   if (S.view.shooter && q) {
     const others = (S.subject.units || []).filter((u) => u.id !== S.view.shooter);
@@ -213,11 +265,115 @@ function renderPlaces() {
       h("div", { class: "tools" }, ...others.map((u) => h("button", { class: "shotat", "data-target": u.id, onclick: () => send({ type: "ask", question: q.question, rules: q.rules, request: { shooter: S.view.shooter, target: u.id } }) }, u.id))));
   }
   $("units").replaceChildren(...parts);
+  markPlaces();
 }
+// where the selected unit can end its move (the engine's `move` ruling): each reachable
+// card outlined in green with its best way's points and exhaustion, the others dimmed;
+// a click on a reachable card (or the unit dragged onto it) plays the move
+function reachOf() {
+  const a = S.answer;
+  const r = a && a.rulings && a.rulings[0];
+  if (!r || r.kind !== "move" || r.unit !== S.view.shooter) return null;
+  const best = {};
+  for (const w of r.ways) if (!best[w.place]) best[w.place] = w;
+  return { start: r.start, best };
+}
+function markPlaces() {
+  const svg = $("placesmap").querySelector("svg");
+  if (!svg) return;
+  for (const el of svg.querySelectorAll(".reachmark")) el.remove();
+  const reach = reachOf();
+  for (const g of svg.querySelectorAll("g.place")) {
+    const card = g.querySelector("rect");
+    const id = g.dataset.id;
+    const way = reach && reach.best[id];
+    g.classList.toggle("reach", !!way);
+    g.classList.toggle("far", !!reach && !way && id !== reach.start);
+    g.classList.toggle("start", !!reach && id === reach.start);
+    if (!card || !(way || (reach && id === reach.start))) continue;
+    const x = +card.getAttribute("x"), y = +card.getAttribute("y"), w = +card.getAttribute("width"), ht = +card.getAttribute("height");
+    g.insertBefore(s("rect", { x: x - 3, y: y - 3, width: w + 6, height: ht + 6, rx: 10, class: `reachmark ${way ? "ring" : "here"}` }), card);
+    const words = way ? fmt(T.reach_card, { spent: way.spent, left: way.left, exhaustion: way.exhaustion }) : T.reach_here;
+    // the tag just under the card: it hides none of the card's own words or units
+    g.append(s("rect", { x: x + 4, y: y + ht + 5, width: w - 8, height: 21, rx: 4, class: "reachmark tag" }));
+    g.append(s("text", { x: x + w / 2, y: y + ht + 20, "font-size": 12.5, "text-anchor": "middle", class: "reachmark tagtext" }, words));
+    if (way) g.append(s("title", { class: "reachmark" }, fmt(T.reach_title, { unit: S.view.shooter, place: id, path: way.path.join(" → "), spent: way.spent, left: way.left, exhaustion: way.exhaustion })));
+  }
+}
+function selectUnit(id) {
+  S.view.shooter = S.view.shooter === id ? null : id;
+  S.lastShot = null;
+  S.answer = null;
+  askView();
+  renderPlaces();
+}
+function playTo(place) {
+  const reach = reachOf();
+  if (!reach || !reach.best[place]) return false;
+  send({ type: "move", id: S.view.shooter, place });
+  return true;
+}
+// pointer on the map of places: click a unit to select it, click a reachable card or
+// drag the unit onto it to move there
+const placesmap = $("placesmap");
+let unitDrag = null;
+placesmap.addEventListener("pointerdown", (e) => {
+  const u = e.target.closest("g.unit");
+  if (!u) return;
+  placesmap.setPointerCapture(e.pointerId);
+  unitDrag = { id: u.dataset.id, el: u, sx: e.clientX, sy: e.clientY, moved: false };
+  e.preventDefault();
+});
+placesmap.addEventListener("pointermove", (e) => {
+  if (!unitDrag) return;
+  const dx = e.clientX - unitDrag.sx, dy = e.clientY - unitDrag.sy;
+  if (!unitDrag.moved && Math.hypot(dx, dy) < 4) return;
+  if (!unitDrag.moved && S.view.shooter !== unitDrag.id) selectUnit(unitDrag.id);
+  unitDrag.moved = true;
+  const el = placesmap.querySelector(`g.unit[data-id="${CSS.escape(unitDrag.id)}"]`);
+  const m = el && el.ownerSVGElement.getScreenCTM();
+  if (el && m) { el.setAttribute("transform", `translate(${dx / m.a} ${dy / m.d})`); el.classList.add("dragging"); }
+});
+placesmap.addEventListener("pointerup", (e) => {
+  const d = unitDrag;
+  unitDrag = null;
+  if (!d) return;
+  if (!d.moved) return selectUnit(d.id);
+  const under = document.elementsFromPoint(e.clientX, e.clientY).filter((el) => el.closest && !el.closest("g.unit.dragging")).map((el) => el.closest("g.place")).find(Boolean);
+  if (!(under && playTo(under.dataset.id))) renderPlaces(); // dropped elsewhere: back home
+});
+placesmap.addEventListener("click", (e) => {
+  if (e.target.closest("g.unit")) return;
+  const card = e.target.closest("g.place");
+  if (card && S.view.shooter) playTo(card.dataset.id);
+});
 function renderWarnings() {
   const w = (S.subject && S.subject.warnings) || [];
   $("warnings").replaceChildren(...(w.length ? [h("h3", {}, T.warnings), ...w.map((x) => h("div", {}, x))] : []));
 }
+
+// -- where can I stand: the overlay of the selected model (computed by the server after
+// each change, off the drag's path) and its legend -----------------------------------------
+function renderStandInfo(problem = null) {
+  const box = $("standinfo");
+  const on = $("stand").checked && S.subject && S.subject.kind === "table";
+  box.hidden = !on;
+  if (!on) return;
+  const who = S.view.shooter;
+  const st = S.stand && S.stand.model === who ? S.stand : null;
+  const item = (cls, text) => h("span", {}, h("span", { class: "sw cell", style: `background:${STAND[cls]};opacity:.6` }), text);
+  const head = !who ? T.stand_pick : st ? fmt(T.stand_for, { model: who, rules: st.rules, pitch: st.pitch, ms: Math.round(st.compute_ms) }) : fmt(T.stand_working, { model: who });
+  box.replaceChildren(
+    h("h3", {}, T.stand),
+    h("div", { class: "hint", id: "stand-state" }, problem || head),
+    h("div", { class: "legend" }, item("none", T.stand_none), item("cover", T.stand_cover), item("seen", T.stand_seen)),
+    st ? h("div", { class: "hint" }, st.method) : null);
+}
+$("stand").onchange = (e) => {
+  if (!e.target.checked) { S.stand = null; drawStand(board, S.subject, null); }
+  send({ type: "stand", on: e.target.checked });
+  renderStandInfo();
+};
 
 // -- tools: play, ruler, build -----------------------------------------------------------
 const TOOLS = ["play", "ruler", "rect", "circle", "polygon", "wall", "model", "delete"];
@@ -316,6 +472,7 @@ board.addEventListener("pointermove", (e) => {
   if (drag.kind === "model") {
     const m = modelOf(drag.id);
     m.x = p.x; m.y = p.y;
+    staleStand(board);
     drawSubject(board, S.subject, S.view, S.selected);
     queue({ type: "move", id: drag.id, x: p.x, y: p.y });
   } else if (drag.kind === "handle") {
@@ -366,7 +523,9 @@ function click(id, kind) {
     S.lastShot = null;
     S.view.angle = null; S.view.apex = null;
     S.selected = null;
+    if (S.stand && S.stand.model !== S.view.shooter) staleStand(board);
     askView();
+    renderStandInfo();
   } else if (kind === "terrain") {
     S.selected = S.selected === id ? null : id;
   }

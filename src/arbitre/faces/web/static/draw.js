@@ -9,7 +9,16 @@ function layer(board, id) {
   if (!g) { g = s("g", { id }); board.append(g); }
   return g;
 }
-function px(sub) { return Math.max(sub.width, sub.depth) / 900; } // mm per screen pixel at full size
+// mm per screen pixel of the board as drawn (its longer side fitted to the board's
+// shorter one): labels and strokes keep their size in pixels on a phone as on a wide
+// screen (the board's size is read once per redraw of the subject)
+let boardPx = 900;
+function px(sub) { return Math.max(sub.width, sub.depth) / boardPx; }
+function measureBoard(board) {
+  const r = board.getBoundingClientRect();
+  const size = Math.min(r.width, r.height);
+  if (size > 50) boardPx = Math.min(1000, Math.max(320, size));
+}
 
 export function toTable(board, e) {
   const pt = board.createSVGPoint();
@@ -20,10 +29,11 @@ export function toTable(board, e) {
 
 export function drawSubject(board, sub, view, selected) {
   if (!sub || sub.kind !== "table") return;
+  measureBoard(board);
   const u = px(sub);
   const m = 20 * u;
   board.setAttribute("viewBox", `${-m} ${-sub.depth - m} ${sub.width + 2 * m} ${sub.depth + 2 * m}`);
-  for (const id of ["tablebg", "terrain", "overlay", "models", "marks", "draft", "ruler"]) layer(board, id);
+  for (const id of ["tablebg", "stand", "terrain", "overlay", "models", "marks", "draft", "ruler"]) layer(board, id);
   const bg = layer(board, "tablebg");
   bg.replaceChildren(s("rect", { x: 0, y: -sub.depth, width: sub.width, height: sub.depth, fill: "#f7f3e8", stroke: "#6b6457", "stroke-width": 2 * u }));
   const step = niceStep(sub.unit_mm, sub.width);
@@ -177,4 +187,36 @@ export function flash(board, sub, id) {
   const ring = s("circle", { cx: m.x, cy: -m.y, r: Math.max(m.r, 3 * u) + 4 * u, fill: "none", stroke: "#1f3a93", "stroke-width": 3 * u, class: "snapring" });
   g.append(ring);
   setTimeout(() => ring.remove(), 900);
+}
+
+// "Where can I stand": the engine's sight map of the selected model on a coarse grid
+// (one cell per raster centre), drawn under the terrain; runs of equal cells in a row
+// are one rect. Green: seen by no enemy; amber: seen, but in cover from all who see;
+// red, darker with more enemies: seen in the open.
+export const STAND = { none: "#2e9e44", cover: "#e0a800", seen: "#d62020" };
+export function standClass(seen, cover) { return seen === 0 ? "none" : cover > 0 ? "cover" : "seen"; }
+export function drawStand(board, sub, msg) {
+  if (!sub || sub.kind !== "table") return;
+  const g = layer(board, "stand");
+  g.replaceChildren();
+  g.classList.remove("stale");
+  if (!msg) return;
+  const p = msg.pitch, cols = msg.columns;
+  for (let j = 0; j < msg.rows; j++) {
+    let i = 0;
+    while (i < cols) {
+      const k = j * cols + i;
+      const seen = msg.seen[k], cover = msg.cover[k];
+      let n = 1;
+      while (i + n < cols && msg.seen[k + n] === seen && msg.cover[k + n] === cover) n++;
+      const cls = standClass(seen, cover);
+      const opacity = cls === "seen" ? Math.min(0.5, 0.14 + 0.07 * seen) : cls === "none" ? 0.3 : 0.32;
+      g.append(s("rect", { x: msg.x0 - p / 2 + i * p, y: -(msg.y0 + j * p + p / 2), width: n * p, height: p, fill: STAND[cls], "fill-opacity": opacity, class: `cell ${cls}`, "data-seen": seen, "data-cover": cover }));
+      i += n;
+    }
+  }
+}
+export function staleStand(board) {
+  const g = board.querySelector("#stand");
+  if (g && g.childElementCount) g.classList.add("stale");
 }

@@ -36,7 +36,12 @@ export function showAnswer(panel, S, actions) {
   if (!v.shooter) out.push(h("p", {}, T.nothing_selected));
   if (S.lastShot) out.push(shot(S.lastShot));
   if (answer) {
-    out.push(h("h3", {}, `${answer.kind} · ${answer.rules}`));
+    // the question id and the ruleset, as the command line names them, then the
+    // question's title in the page's language (the server words it)
+    const question = v.question || answer.kind;
+    const q = (S.subject.questions || []).find((x) => x.rules === answer.rules && x.question === question);
+    out.push(h("h3", { id: "answer-title", title: q ? `${q.question_title} (${q.title})` : "" }, `${question} · ${answer.rules}`));
+    if (q) out.push(h("div", { class: "hint", id: "answer-subtitle" }, q.question_title));
     if (answer.kind === "los") out.push(losLegend());
     for (const r of answer.rulings) out.push(ruling(r, answer, S, actions));
     if (!answer.rulings.length) out.push(h("p", {}, T.no_rulings));
@@ -59,7 +64,7 @@ function ruling(r, answer, S, actions) {
   }
   if (r.kind === "targets") return targets(r, answer, S, actions);
   if (r.kind === "breath" || r.kind === "blast") return breath(r, answer, actions);
-  if (r.kind === "move") return moves(r);
+  if (r.kind === "move") return moves(r, actions);
   return h("div", { class: "rul" }, h("div", { class: "head" }, r.kind), reasons(r.reasons), refusals(r.refusals));
 }
 
@@ -117,8 +122,14 @@ function breath(r, answer, actions) {
     reasons(r.reasons), refusals(r.refusals));
 }
 
-function moves(r) {
-  const rows = (r.ways || []).map((w) => h("tr", {}, h("td", {}, w.place), h("td", {}, String(w.spent)), h("td", {}, String(w.left)), h("td", {}, String(w.exhaustion))));
+function moves(r, actions) {
+  // a row played by a click, as a click on its card (the first way of each place)
+  const seen = new Set();
+  const rows = (r.ways || []).map((w) => {
+    const first = !seen.has(w.place);
+    seen.add(w.place);
+    return h("tr", { "data-place": w.place, class: first ? "play" : "", title: first ? fmt(T.play_row, { unit: r.unit, place: w.place }) : "", onclick: first && actions.play ? () => actions.play(w.place) : null }, h("td", {}, w.place), h("td", {}, String(w.spent)), h("td", {}, String(w.left)), h("td", {}, String(w.exhaustion)));
+  });
   return h("div", { class: "rul" },
     h("div", { class: "head" }, fmt(T.ways, { unit: r.unit, points: r.points })),
     h("table", { class: "t" }, h("tr", {}, ...[T.place, T.spent, T.left, T.exhaustion].map((x) => h("th", {}, x))), ...rows),
