@@ -6,13 +6,15 @@ The baseline, per pair: the window (the hull of the two bases), the pieces of th
 target's size or larger reaching into it (each grown by half the beam), and the clear
 line sought among 12 x 12 segments between the two rims against their union: a plain
 geometric loop (the pieces grown once per table), cruder than the exact S3. Medians of
-``--runs`` runs; the baseline of every pair is timed on a sample and scaled.
+``--runs`` runs on fresh tables (equal tables of other names, so no cache keyed by the
+table carries over); the baseline of every pair is timed on a sample and scaled.
 Usage: ``python bench/bench_darkage.py [--models 200] [--runs 5] [--baseline-pairs 400]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import math
 import statistics
 import time
@@ -27,11 +29,14 @@ from arbitre.table import Table
 from arbitre.testing import random_table
 
 
-def _median(f: Callable[[], object], runs: int) -> float:
+def _median(f: Callable[[Table], object], table: Table, runs: int) -> float:
+    """The median time of ``f`` on equal tables of other names: no cache keyed by the
+    table carries over (as on the page, where every drag makes a new table)."""
     times = []
-    for _ in range(runs):
+    for i in range(runs):
+        fresh = dataclasses.replace(table, name=f"bench run {i} {time.perf_counter()}")
         t0 = time.perf_counter()
-        f()
+        f(fresh)
         times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
@@ -83,12 +88,12 @@ def main() -> None:
     one = [(a, b) for a, b in every if a == ids[0]]
     darkage.rulings(random_table(1, models=30, terrain=8), [("m0", "m1")])  # warm
     darkage.rulings(table, every[:50])
-    t_one = _median(lambda: darkage.rulings(table, one), args.runs)
-    t_all = _median(lambda: darkage.rulings(table, every), max(1, args.runs // 2))
-    t_sight = _median(lambda: darkage.in_sight(table, every), args.runs)
+    t_one = _median(lambda t: darkage.rulings(t, one), table, args.runs)
+    t_all = _median(lambda t: darkage.rulings(t, every), table, max(1, args.runs // 2))
+    t_sight = _median(lambda t: darkage.in_sight(t, every), table, args.runs)
     some = every[:: max(1, len(every) // args.baseline_pairs)]
-    t_base = _median(lambda: baseline(table, some), 1) * len(every) / len(some)
-    t_base_one = _median(lambda: baseline(table, one), 1)
+    t_base = _median(lambda t: baseline(t, some), table, 1) * len(every) / len(some)
+    t_base_one = _median(lambda t: baseline(t, one), table, 1)
     print(f"{args.models} models, 45 pieces, {len(every)} enemy pairs, kernels warm")
     print(f"one observer, {len(one)} enemies, with reasons:  {t_one * 1e3:9.1f} ms")
     print(

@@ -30,7 +30,8 @@ from arbitre import dice, sight
 from arbitre.errors import RulesError
 from arbitre.i18n import N_, T_, TN_, Lang, Text, Word, current, join, tr
 from arbitre.rules import schema
-from arbitre.rules.darkage_margins import los_margins
+from arbitre.rules.darkage_alone import closed_by
+from arbitre.rules.darkage_margins import los_margins, near_copy
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest, ids
 from arbitre.rules.ruling import NO_MARGIN, LosRuling, Margin, Reason, chance, point, reasons_json
@@ -162,19 +163,62 @@ def rulings(
         return []
     ix = index_for(table, opts)
     ranks = _ranks(table, ix)
-    need = np.asarray([table.size_rank(table.model(b).size) for _, b in pairs], np.int64)
+    ends = [(table.model(a), table.model(b)) for a, b in pairs]
+    rank_of = {size: table.size_rank(size) for size in {mb.size for _, mb in ends}}
+    need = np.asarray([rank_of[mb.size] for _, mb in ends], np.int64)
     s = np.asarray([table.model_index(a) for a, _ in pairs], np.int64)
     g = np.asarray([table.model_index(b) for _, b in pairs], np.int64)
-    lines = sight.clear_lines(table, pairs, piece_rank=ranks, min_rank=need, index=ix)
+    lines = sight.clear_lines(
+        table, pairs, piece_rank=ranks, min_rank=need, index=ix, closers=False
+    )
     inside = sight.window_reach(table, s, g, index=ix)
+    lines = _with_blockers(ix, ranks, need, inside, lines)
     closers = _needed(table, ix, ranks, need, s, g, lines)
     through = _through_windows(table, opts, ranks, need, s, g, lines)
     seen = [line.clear for line in lines]
     margins = los_margins(table, ix, ranks, need, s, g, seen, closers)
+    ids, rank_list, need_list = ix.ids, ranks.tolist(), need.tolist()
     return [
-        _rule(table, ix, ranks, inside[i], closers[i], through[i], margins[i], line)
+        _rule(
+            table,
+            ends[i],
+            tuple(ids[p] for p in inside[i].tolist() if rank_list[p] < need_list[i]),
+            closers[i],
+            through[i],
+            margins[i],
+            line,
+        )
         for i, line in enumerate(lines)
     ]
+
+
+def _with_blockers(
+    ix: sight.SightIndex,
+    ranks: np.ndarray,
+    need: np.ndarray,
+    inside: Sequence[np.ndarray],
+    lines: Sequence[sight.ClearLine],
+) -> list[sight.ClearLine]:
+    """The blocked lines with what :func:`arbitre.sight.clear_lines` names when asked:
+    the pieces of the target's size or larger reaching into the window (``inside[i]``,
+    D3-D4, in index order) and the G4 pairs of them that touch (in bridge order), from
+    the window's reach measured once for every pair."""
+    bridges = ix.bridge_pairs()
+    by_first: dict[str, list[int]] = {}
+    for j, (x, _) in enumerate(bridges):
+        by_first.setdefault(x, []).append(j)
+    ids, rank_list, need_list = ix.ids, ranks.tolist(), need.tolist()
+    out = []
+    for i, line in enumerate(lines):
+        if line.clear:
+            out.append(line)
+            continue
+        names = tuple(ids[p] for p in inside[i].tolist() if rank_list[p] >= need_list[i])
+        named = set(names)
+        touch = sorted(j for n in names for j in by_first.get(n, ()) if bridges[j][1] in named)
+        joined = tuple(bridges[j] for j in touch)
+        out.append(sight.ClearLine(line.observer, line.target, False, None, names, joined))
+    return out
 
 
 def _needed(
@@ -190,18 +234,39 @@ def _needed(
     target's size or larger reaching into it, those without which a clear line appears
     (D3-D4; all of them when none is needed alone, as with two walls one behind the
     other), with the pieces touching them (G4: one obstacle). A piece that reaches into
-    the window but closes nothing is not named."""
+    the window but closes nothing is not named.
+
+    Each piece is first asked whether it closes the window alone (cheap: its own pinned
+    lines). Two that do keep it closed without either, so none is needed; one that does
+    keeps it closed without any other, so only it is tried away. The exact S3 test
+    without a piece runs only for the pieces these answers leave open."""
+    where = {name: k for k, name in enumerate(ix.ids)}
+    many = [i for i, line in enumerate(lines) if not line.clear and len(line.blockers) > 1]
+    cand = [(i, where[name]) for i in many for name in lines[i].blockers]
+    alone = closed_by(
+        table,
+        ix,
+        np.asarray([s[i] for i, _ in cand], np.int64),
+        np.asarray([g[i] for i, _ in cand], np.int64),
+        [(k,) for _, k in cand],
+    )
+    lone: dict[int, list[int]] = {i: [] for i in many}
+    for (i, k), yes in zip(cand, alone.tolist(), strict=True):
+        if yes:
+            lone[i].append(k)
     rows: list[int] = []
     gone: list[int] = []
-    for i, line in enumerate(lines):
-        if not line.clear and len(line.blockers) > 1:
-            for name in line.blockers:
-                rows.append(i)
-                gone.append(ix.ids.index(name))
+    for i in many:
+        if len(lone[i]) > 1:
+            continue  # each closes it alone: without any one the window stays closed
+        for k in lone[i] or [where[name] for name in lines[i].blockers]:
+            rows.append(i)
+            gone.append(k)
     opened: set[tuple[int, int]] = set()
     if rows:
         r = np.asarray(rows, np.int64)
-        pairs = [(table.models[int(s[i])].id, table.models[int(g[i])].id) for i in rows]
+        models = table.models
+        pairs = [(models[int(s[i])].id, models[int(g[i])].id) for i in rows]
         tests = sight.clear_lines(
             table,
             pairs,
@@ -214,7 +279,10 @@ def _needed(
         opened = {(i, k) for i, k, t in zip(rows, gone, tests, strict=True) if t.clear}
     out = []
     for i, line in enumerate(lines):
-        named = {n for n in line.blockers if (i, ix.ids.index(n)) in opened}
+        if line.clear:
+            out.append(line.blockers)
+            continue
+        named = {n for n in line.blockers if (i, where[n]) in opened}
         grown = True
         while grown:  # G4: what touches a closing piece is part of the same obstacle
             more = {y for x, y in line.joined if x in named} | {
@@ -242,15 +310,16 @@ def _through_windows(
     walls = sight.walls_with_windows(table)
     if opts.windows != "open" or not walls:
         return out
-    closed = sight.sight_index(table)
     seen = [i for i, line in enumerate(lines) if line.clear]
-    reach = sight.window_reach(table, s[seen], g[seen], index=closed)
+    closed = near_copy(table, frozenset(), 0.0, ranks, s[seen], g[seen])  # walls whole
+    reach = sight.window_reach(closed.table, closed.s, closed.g, index=closed.ix)
     asks: list[tuple[int, tuple[str, ...]]] = []
+    nt = closed.ix.n_terrain
     for i, near in zip(seen, reach, strict=True):
         names = tuple(
-            closed.ids[k]
-            for k in near
-            if k < closed.n_terrain and closed.ids[k] in walls and ranks[k] >= need[i]
+            closed.ix.ids[k]
+            for k in near.tolist()
+            if k < nt and closed.ix.ids[k] in walls and ranks[k] >= need[i]
         )
         if names:
             asks.append((i, names))
@@ -259,7 +328,12 @@ def _through_windows(
     r = np.asarray([i for i, _ in asks], np.int64)
     pairs = [(table.models[int(s[i])].id, table.models[int(g[i])].id) for i in r]
     tests = sight.clear_lines(
-        table, pairs, piece_rank=ranks, min_rank=need[r], index=closed, closers=False
+        closed.table,
+        pairs,
+        piece_rank=closed.ranks,
+        min_rank=need[r],
+        index=closed.ix,
+        closers=False,
     )
     for (i, names), test in zip(asks, tests, strict=True):
         if not test.clear:
@@ -269,21 +343,19 @@ def _through_windows(
 
 def _rule(
     table: Table,
-    ix: sight.SightIndex,
-    ranks: np.ndarray,
-    inside: np.ndarray,
+    ends: tuple[Model, Model],
+    smaller: tuple[str, ...],
     closers: tuple[str, ...],
     through: tuple[str, ...],
     margin: Margin,
     line: sight.ClearLine,
 ) -> DarkAgeLosRuling:
-    """One pair's ruling: D3 the window, D4 the pieces too small to obstruct, then the
-    clear line found (M12 when it goes through a window) or the pieces that close the
-    window (G4 when some of them touch)."""
+    """One pair's ruling: D3 the window, D4 the pieces too small to obstruct (``smaller``,
+    those reaching into the window below the target's size), then the clear line
+    found (M12 when it goes through a window) or the pieces that close the window (G4
+    when some of them touch)."""
     a, b = line.observer, line.target
-    size = table.model(b).size
-    rank = table.size_rank(size)
-    smaller = tuple(ix.ids[p] for p in inside if ranks[p] < rank)
+    size = ends[1].size
     reasons = [
         Reason("D3", (a, b), T_("the window joins the sides of {a}'s and {b}'s bases", a=a, b=b))
     ]
@@ -305,7 +377,7 @@ def _rule(
             )
         )
     reasons.extend(passed)
-    window = window_sides(table.model(a), table.model(b))
+    window = window_sides(*ends)
     if line.clear and line.witness is not None:
         p, q = line.witness
         text = T_(
@@ -363,6 +435,7 @@ def _rule(
             Reason("D3", (a, b), T_("no clear line joins the bases: {b} is not in sight", b=b))
         )
         witness = None
+    skip = {id(r) for r in passed}  # D4 lets these pass: they decide nothing
     return DarkAgeLosRuling(
         shooter=a,
         target=b,
@@ -371,7 +444,7 @@ def _rule(
         reasons=tuple(reasons),
         blockers=() if witness is not None else closers,
         witness=witness,
-        because=because(a, b, [r for r in reasons if r not in passed]),
+        because=because(a, b, [r for r in reasons if id(r) not in skip]),
         window=window,
         margin=margin,
     )
