@@ -463,15 +463,38 @@ def _contact_segments(
 
 
 @lru_cache(maxsize=64)
-def sight_index(
+def _cached_index(
     table: Table,
-    solid: frozenset[str] = frozenset(),
-    openings: frozenset[tuple[str, int]] = frozenset(),
-    *,
-    erode: float = 0.0,
+    solid: frozenset[str],
+    openings: frozenset[tuple[str, int]],
+    erode: float,
 ) -> SightIndex:
-    """The cached :func:`build_index` of a table."""
     return build_index(table, solid=solid, openings=openings, erode=erode)
+
+
+class _SightIndexCache:
+    """:func:`sight_index`: one cache key whatever form the arguments are given in (a
+    plain ``lru_cache`` keys ``f(t)`` and ``f(t, openings=frozenset())`` apart, and
+    built the same index twice)."""
+
+    def __call__(
+        self,
+        table: Table,
+        solid: frozenset[str] = frozenset(),
+        openings: frozenset[tuple[str, int]] = frozenset(),
+        *,
+        erode: float = 0.0,
+    ) -> SightIndex:
+        """The cached :func:`build_index` of a table."""
+        return _cached_index(table, frozenset(solid), frozenset(openings), float(erode))
+
+    def cache_clear(self) -> None:
+        _cached_index.cache_clear()
+
+
+#: The cached :func:`build_index` of a table: ``sight_index(table, solid=..., openings=...,
+#: erode=...)``, the same index whichever of its arguments are left to their defaults.
+sight_index = _SightIndexCache()
 
 
 def walls_with_windows(table: Table) -> frozenset[str]:
@@ -721,12 +744,7 @@ def view_of_segment(
 ) -> SegmentView:
     """From ``origin``, the share of ``segment`` that clear lines reach (S2 on a segment)."""
     ix = index or sight_index(table)
-    skipped = {ix.ids.index(s) for s in skip}
-    mask = ix.mask(hides)
-    cand = np.asarray(
-        [k for k in range(len(mask)) if mask[k] and not any(e in skipped for e in ix.ends(k))],
-        dtype=np.int64,
-    )
+    cand = _candidates(ix, skip, hides)
     t = np.array([segment[0].x, segment[0].y, segment[1].x, segment[1].y], dtype=np.float64)
     share, _, wx, wy = backend.kernels(2 * ix.work(cand, each=share_work)).visible_share(
         origin.x,
@@ -741,6 +759,17 @@ def view_of_segment(
     )
     witness = None if np.isnan(wx) else Point(float(wx), float(wy))
     return SegmentView(float(share), witness)
+
+
+def _candidates(ix: SightIndex, skip: Sequence[str], hides: np.ndarray | None) -> np.ndarray:
+    """The kernel pieces that may hide (``hides``, default: those that block; a bridge
+    when both its ends do, G4), in index order, without the pieces named in ``skip`` nor
+    the bridges from them."""
+    skipped = np.zeros(ix.n_pieces, np.bool_)
+    skipped[[ix.ids.index(s) for s in skip]] = True
+    e = ix.bridge_ends  # a bridge is skipped with either of its ends
+    skipped = np.concatenate([skipped, skipped[e[:, 0]] | skipped[e[:, 1]]])
+    return np.flatnonzero(ix.mask(hides) & ~skipped).astype(np.int64)
 
 
 def positions(table: Table) -> tuple[np.ndarray, np.ndarray]:

@@ -10,6 +10,8 @@ is the whole test, +3; the rest of the centre line only adds its small pieces (F
 
 from __future__ import annotations
 
+import itertools
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -26,6 +28,7 @@ from arbitre.rules.frostgrave_margins import (
     gaps_between,
     near_pieces,
     shape_slacks,
+    terrain_shapes,
 )
 from arbitre.rules.frostgrave_windows import (
     WindowContact,
@@ -39,7 +42,7 @@ from arbitre.rules.frostgrave_windows import (
     window_gaps,
     window_slice,
 )
-from arbitre.rules.ruling import Margin, Reason
+from arbitre.rules.ruling import NO_MARGIN, Margin, Reason
 from arbitre.rules.small_terrain import piece_bonus
 from arbitre.table import Table, Terrain
 
@@ -60,6 +63,38 @@ class Through:
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class Facts:
+    """What every pair of one ask reads of the table, looked up once: the small pieces
+    (F3), the models without a base (F8), the walls each model stands at a window of
+    (F5, F7), and the reasons many pairs share (the same words for the same piece),
+    made once per ask."""
+
+    small: frozenset[str]
+    baseless: frozenset[str]
+    walls: dict[str, frozenset[str]]
+    said: dict[tuple[object, ...], Reason] = field(default_factory=dict)
+    bonuses: dict[tuple[str, str, bool], tuple[int, Reason]] = field(default_factory=dict)
+
+    def bonus(self, target: str, piece: str, touches: bool) -> tuple[int, Reason]:
+        """F3/F4: :func:`arbitre.rules.small_terrain.piece_bonus`, made once per ask."""
+        key = (target, piece, touches)
+        found = self.bonuses.get(key)
+        if found is None:
+            found = piece_bonus(target, piece, touches=touches, baseless=target in self.baseless)
+            self.bonuses[key] = found
+        return found
+
+
+def facts(table: Table, contacts: dict[str, tuple[WindowContact, ...]]) -> Facts:
+    """The :class:`Facts` of a table whose window contacts are ``contacts``."""
+    return Facts(
+        small=frozenset(t.id for t in table.terrain if not t.blocks),
+        baseless=frozenset(m.id for m in table.models if m.base.radius <= 0),
+        walls={m: frozenset(c.wall for c in cs) for m, cs in contacts.items()},
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class PairMeasures:
     """What the rulings of many pairs rest on, measured at once: the centre lines (S1,
     each shooter's windows opened, F5), the window contacts, the pieces near each line
@@ -77,12 +112,14 @@ class PairMeasures:
     gaps: dict[tuple[str, str], float]
     window_gaps: dict[str, tuple[WindowGap, ...]]
     joins: tuple[tuple[tuple[tuple[str, str], float], ...], ...]
+    facts: Facts
 
 
 def measure_pairs(table: Table, pairs: Sequence[tuple[str, str]], *, margins: bool) -> PairMeasures:
     """Measure every pair asked (model ids): see :class:`PairMeasures`. Without
     ``margins`` only what decides the rulings is measured."""
     contacts = window_contacts(table)
+    known = facts(table, contacts)
     s = np.asarray([table.model_index(a) for a, _ in pairs], dtype=np.int64)
     g = np.asarray([table.model_index(b) for _, b in pairs], dtype=np.int64)
     openings = tuple(frozenset(c.key for c in contacts.get(a, ())) for a, _ in pairs)
@@ -94,14 +131,14 @@ def measure_pairs(table: Table, pairs: Sequence[tuple[str, str]], *, margins: bo
     segs = np.hstack([xy[s], xy[g]])
     out_through = _through(table, pairs, segs, contacts, outgoing=True)
     in_through = _through(table, pairs, segs, contacts, outgoing=False)
-    touch, gaps = _small_contacts(table, lines)
+    touch, gaps = _small_contacts(table, lines, known.small)
     wgaps: dict[str, list[WindowGap]] = {}
     if margins:
         rows = sorted({*s.tolist(), *g.tolist()})
         # a window farther than this gives a slack over REACH: the beam test's floor
         for w in window_gaps(table, rows, within=REACH + table.contact_tolerance):
             wgaps.setdefault(w.model, []).append(w)
-    joins = _near_joins(table, near) if margins else [() for _ in pairs]
+    joins = _near_joins(table, near, known.small) if margins else [() for _ in pairs]
     return PairMeasures(
         pairs=tuple(pairs),
         contacts=contacts,
@@ -114,22 +151,61 @@ def measure_pairs(table: Table, pairs: Sequence[tuple[str, str]], *, margins: bo
         gaps=gaps,
         window_gaps={k: tuple(v) for k, v in wgaps.items()},
         joins=tuple(joins),
+        facts=known,
     )
 
 
 def _near_joins(
-    table: Table, near: Sequence[Sequence[Near]]
+    table: Table, near: Sequence[Sequence[Near]], small: frozenset[str]
 ) -> list[tuple[tuple[tuple[str, str], float], ...]]:
-    """G4 near each line: every two blockers both within a few mm of it, and their gap
-    (mm), measured at once (:func:`arbitre.rules.frostgrave_margins.gaps_between`)."""
+    """G4 near each line: of every two blockers both within a few mm of it, measured at
+    once (:func:`arbitre.rules.frostgrave_margins.gaps_between`), the two whose gap is
+    nearest the contact tolerance (the first such), with their gap (mm): the one G4 test
+    near the line that can be a ruling's margin (G8), none when there are not two."""
     reach = 3.0 + table.beam
-    small = {t.id for t in table.terrain if not t.blocks}
-    per_line = []
-    for found in near:
-        close = [n.piece for n in found if n.dist < reach and n.piece not in small]
-        per_line.append([(p, q) for j, p in enumerate(close) for q in close[j + 1 :]])
-    gaps = gaps_between(table, sorted({x for line in per_line for x in line}))
-    return [tuple((x, gaps[x]) for x in line) for line in per_line]
+    tol = table.contact_tolerance
+    closes = [[n.piece for n in found if n.dist < reach and n.piece not in small] for found in near]
+    needed: set[tuple[str, str]] = set()
+    for close in closes:
+        if len(close) > 1:
+            needed.update(itertools.combinations(close, 2))
+    gaps = gaps_between(table, sorted(needed))
+    # the slack of each join's test (G8), as Margin.smallest weighs it; none: infinite
+    slack = {x: abs(float(gap - tol)) for x, gap in gaps.items()}
+    slack = {x: v if math.isfinite(v) else math.inf for x, v in slack.items()}
+    out: list[tuple[tuple[tuple[str, str], float], ...]] = []
+    for close in closes:
+        if len(close) < 2:
+            out.append(())
+            continue
+        # min keeps the first of equal slacks, as the tests in their order would
+        x = min(itertools.combinations(close, 2), key=slack.__getitem__)
+        out.append(((x, gaps[x]),) if slack[x] < math.inf else ())
+    return out
+
+
+class _Smallest:
+    """:meth:`Margin.smallest` taken test by test, the name of a test made only for the
+    one that wins: the smallest finite absolute slack, the first of equals."""
+
+    __slots__ = ("arg", "name", "slack")
+
+    def __init__(self) -> None:
+        self.slack: float | None = None
+        self.name = ""
+        self.arg: tuple[str, str] | None = None
+
+    def add(self, slack: float, name: str, arg: tuple[str, str] | None = None) -> None:
+        """A test of this slack (mm), named ``name`` (formatted with ``arg`` if any)."""
+        value = abs(float(slack))
+        if math.isfinite(value) and (self.slack is None or value < self.slack):
+            self.slack, self.name, self.arg = value, name, arg
+
+    def margin(self, close_call: float) -> Margin:
+        if self.slack is None:
+            return NO_MARGIN
+        name = self.name if self.arg is None else self.name.format(*self.arg)
+        return Margin(self.slack, name, self.slack < close_call)
 
 
 def _centre_lines(
@@ -145,15 +221,16 @@ def _centre_lines(
         rows = [i for i, o in enumerate(openings) if o == key]
         ix = sight.sight_index(table, openings=key)
         batch = sight.centre_line_batch(table, s[rows], g[rows], index=ix)
+        via = batch.via if batch.via is not None else np.full(len(batch.piece), -1)
+        ids, nt = ix.ids, ix.n_terrain
+        # every crossing of the batch at once, as Python values (no numpy scalar per item)
+        every = [
+            sight.Crossing(ids[k], t, k >= nt, None if v < 0 else ids[v])
+            for k, t, v in zip(batch.piece.tolist(), batch.t.tolist(), via.tolist(), strict=True)
+        ]
+        offsets = batch.offsets.tolist()
         for j, i in enumerate(rows):
-            lo, hi = batch.offsets[j], batch.offsets[j + 1]
-            via = batch.via if batch.via is not None else np.full(len(batch.piece), -1)
-            crossings = tuple(
-                sight.Crossing(
-                    ix.ids[k], float(t), bool(k >= ix.n_terrain), None if v < 0 else ix.ids[v]
-                )
-                for k, t, v in zip(batch.piece[lo:hi], batch.t[lo:hi], via[lo:hi], strict=True)
-            )
+            crossings = tuple(every[offsets[j] : offsets[j + 1]])
             lines[i] = sight.CentreLine(pairs[i][0], pairs[i][1], crossings)
     return [line for line in lines if line is not None]
 
@@ -198,36 +275,37 @@ def _through(
 
 
 def _small_contacts(
-    table: Table, lines: Sequence[sight.CentreLine]
+    table: Table, lines: Sequence[sight.CentreLine], small: frozenset[str]
 ) -> tuple[dict[tuple[str, str], bool], dict[tuple[str, str], float]]:
     """F4: for each target and small piece its centre line crosses, whether it touches
     the piece (G4, :func:`arbitre.sight.touching`) and the gap (mm)."""
     crossed = sorted(
-        {
-            (line.target, c.piece)
-            for line in lines
-            for c in line.crossings
-            if not c.is_model and not table.piece(c.piece).blocks
-        }
+        {(line.target, c.piece) for line in lines for c in line.crossings if c.piece in small}
     )
     if not crossed:
         return {}, {}
     models = sorted({m for m, _ in crossed})
     pieces = sorted({p for _, p in crossed})
+    row = {m: j for j, m in enumerate(models)}
+    col = {p: j for j, p in enumerate(pieces)}
     terrain = {t.id: k for k, t in enumerate(table.terrain)}
     near = sight.touching(
-        table, models=[table.model_index(m) for m in models], pieces=[terrain[p] for p in pieces]
+        table,
+        models=[table.model_index(m) for m in models],
+        pieces=[terrain[p] for p in pieces],
+        index=sight.sight_index(table),
     )
-    touch = {(m, p): bool(near[models.index(m), pieces.index(p)]) for m, p in crossed}
-    centres = shapely.points([(table.model(m).at.x, table.model(m).at.y) for m, _ in crossed])
-    shapes = [table.piece(p).footprint.shape() for _, p in crossed]
-    dist = np.asarray(shapely.distance(centres, shapes), dtype=np.float64)
+    touch = {(m, p): bool(near[row[m], col[p]]) for m, p in crossed}
+    held = [table.model(m) for m, _ in crossed]
+    centres = shapely.points([(x.at.x, x.at.y) for x in held])
+    shapes = terrain_shapes(table)
+    dist = shapely.distance(centres, [shapes[terrain[p]] for _, p in crossed]).tolist()
     gaps = {}
-    for (m, p), d in zip(crossed, dist, strict=True):
-        fp = table.piece(p).footprint
+    for (m, p), model, d in zip(crossed, held, dist, strict=True):
+        fp = table.terrain[terrain[p]].footprint
         if isinstance(fp, CircleFootprint):
-            d = table.model(m).at.distance(fp.centre) - fp.radius
-        gaps[(m, p)] = float(d) - table.model(m).base.radius
+            d = model.at.distance(fp.centre) - fp.radius
+        gaps[(m, p)] = float(d) - model.base.radius
     return touch, gaps
 
 
@@ -266,11 +344,11 @@ def rule_pair(
     a, b = line.shooter, line.target
     tally = Tally()
     for who in (a, b):
-        if table.model(who).base.radius <= 0:
+        if who in m.facts.baseless:
             text = T_("{model} has no base: its centre stands for it", model=who)
             tally.reasons.append(Reason("F8", (who,), text))
     tally.reasons.append(Reason("F1", (a, b), _centre_line_words(m, i)))
-    near = {n.piece: n for n in m.near[i]}
+    near = {n.piece: n for n in m.near[i]} if m.near[i] else {}
     incoming = [t for t in m.in_through[i] if t.crossed]
     views: list[tuple[WindowContact, WindowView]] = []
     if incoming:
@@ -302,7 +380,7 @@ def _centre_line_words(m: PairMeasures, i: int) -> Text:
 
 def _words(table: Table, piece: str, near: dict[str, Near], tally: Tally) -> None:
     """G5: a piece the centre line itself misses but the beam touches, said so."""
-    n = near.get(piece)
+    n = near.get(piece) if near else None
     if n is not None and n.dist > 1e-7:
         u = table.unit
         text = T_(
@@ -319,36 +397,34 @@ def _along(table: Table, m: PairMeasures, i: int, tally: Tally, near: dict[str, 
     block, small pieces give cover, the shooter's window lets the line out (+1)."""
     line = m.lines[i]
     a, b = line.shooter, line.target
-    shooter_walls = {c.wall for c in m.contacts.get(a, ())}
+    known = m.facts
+    shooter_walls = known.walls.get(a, frozenset())
+    said = known.said
     for c in line.crossings:
         if c.is_model:
-            text = T_("the line passes through the base of {model}", model=c.piece)
-            if table.model(c.piece).base.radius <= 0:
-                text = T_(
-                    "the line passes through {model} (no base: its centre, F8)", model=c.piece
+            reason = said.get(("F2 base", c.piece, c.joined))
+            if reason is None:
+                reason = said[("F2 base", c.piece, c.joined)] = _base_reason(
+                    c.piece, c.joined, baseless=c.piece in known.baseless
                 )
-            if c.joined:
-                text += T_(", which touches {other}: one obstacle (G4)", other=c.joined)
-            tally.blocks(c.piece, Reason("F2", (c.piece,), text))
+            tally.blocks(c.piece, reason)
+        elif c.piece in known.small:
+            tally.gives(c.piece, *known.bonus(b, c.piece, m.touch.get((b, c.piece), False)))
+        elif c.piece in shooter_walls:
+            text = T_(
+                "{shooter} stands at a window of {wall}, but the line crosses {wall} "
+                "away from that window: the wall blocks there",
+                shooter=a,
+                wall=c.piece,
+            )
+            tally.blocks(c.piece, Reason("F7", (a, c.piece), text))
         else:
-            piece = table.piece(c.piece)
-            if not piece.blocks:
-                touches = m.touch.get((b, piece.id), False)
-                tally.gives(
-                    piece.id,
-                    *piece_bonus(b, piece.id, touches=touches, baseless=_baseless(table, b)),
-                )
-            elif piece.id in shooter_walls:
-                text = T_(
-                    "{shooter} stands at a window of {wall}, but the line crosses {wall} "
-                    "away from that window: the wall blocks there",
-                    shooter=a,
-                    wall=piece.id,
-                )
-                tally.blocks(piece.id, Reason("F7", (a, piece.id), text))
-            else:
-                tally.blocks(piece.id, _large_reason(piece))
-        _words(table, c.piece, near, tally)
+            reason = said.get(("large", c.piece))
+            if reason is None:
+                reason = said[("large", c.piece)] = _large_reason(table.piece(c.piece))
+            tally.blocks(c.piece, reason)
+        if near:
+            _words(table, c.piece, near, tally)
     for t in m.out_through[i]:
         if t.crossed and t.contact.wall not in tally.blockers:
             wall = t.contact.wall
@@ -432,12 +508,20 @@ def _at_window(
         tally.reasons.append(Reason("F5", (a, c.wall), same))
     tally.gives(c.wall, 3, Reason("F6", (b, c.wall), text))
     for x in line.crossings:
-        if not x.is_model and not table.piece(x.piece).blocks:
-            touches = m.touch.get((b, x.piece), False)
-            tally.gives(
-                x.piece, *piece_bonus(b, x.piece, touches=touches, baseless=_baseless(table, b))
-            )
+        if x.piece in m.facts.small:
+            tally.gives(x.piece, *m.facts.bonus(b, x.piece, m.touch.get((b, x.piece), False)))
     return views
+
+
+def _base_reason(model: str, joined: str | None, *, baseless: bool) -> Reason:
+    """F2: the line passes through another model's base (its centre without a base, F8),
+    one obstacle with the piece it touches (G4)."""
+    text = T_("the line passes through the base of {model}", model=model)
+    if baseless:
+        text = T_("the line passes through {model} (no base: its centre, F8)", model=model)
+    if joined:
+        text += T_(", which touches {other}: one obstacle (G4)", other=joined)
+    return Reason("F2", (model,), text)
 
 
 def _sees_out(shooter: str, wall: str) -> Text:
@@ -481,47 +565,51 @@ def _margin(
     a, b = m.pairs[i]
     tol = table.contact_tolerance
     visible = not tally.blockers
-    tests: list[tuple[float, str]] = [(REACH, "beam")]
+    best = _Smallest()  # the tests in their order: the first of equal slacks names it
+    best.add(REACH, "beam")
     # a window contact decides only where the line goes out (F5) or comes in (F6) through
     # that window's part of the wall: elsewhere, only its side test does (G4, G5)
-    sides = {(a, t.contact.key): t for t in m.out_through[i]}
-    sides.update({(b, t.contact.key): t for t in m.in_through[i]})
-    for who in (a, b):
-        for w in m.window_gaps.get(who, ()):
-            side = sides.get((who, (w.wall, w.index)))
-            # F6: the shooter's windows also open its lines to the target's window
-            if side is None or side.crossed or (views and who == a):
-                tests.append((w.gap - tol, f"window contact {who}-{w.wall}"))
-    tests.extend((t.slack, f"beam {t.contact.wall} window") for t in m.out_through[i])
-    tests.extend((t.slack, f"beam {t.contact.wall} beside window") for t in m.in_through[i])
+    if m.window_gaps:
+        sides = {(a, t.contact.key): t for t in m.out_through[i]}
+        sides.update({(b, t.contact.key): t for t in m.in_through[i]})
+        for who in (a, b):
+            for w in m.window_gaps.get(who, ()):
+                side = sides.get((who, (w.wall, w.index)))
+                # F6: the shooter's windows also open its lines to the target's window
+                if side is None or side.crossed or (views and who == a):
+                    best.add(w.gap - tol, f"window contact {who}-{w.wall}")
+    for t in m.out_through[i]:
+        best.add(t.slack, f"beam {t.contact.wall} window")
+    for t in m.in_through[i]:
+        best.add(t.slack, f"beam {t.contact.wall} beside window")
     seen = [v for _, v in views if v.seen]
     if views:
         if seen:
-            tests.append((max(v.margin for v in seen), f"window view {views[0][0].wall}"))
+            best.add(max(v.margin for v in seen), f"window view {views[0][0].wall}")
         else:
-            tests.extend((v.margin, f"window view {c.wall}") for c, v in views)
-    smalls = {t.id for t in table.terrain if not t.blocks}
+            for c, v in views:
+                best.add(v.margin, f"window view {c.wall}")
+    smalls = m.facts.small
+    # the beam tests, the least slack kept here first (one call to ``add`` for them all)
+    beam: Near | None = None
+    least = math.inf
     for n in m.near[i]:
         small = n.piece in smalls
         if views and not small:
             continue  # F6: the centre line's blockers do not decide
         if visible or not small:
-            tests.append((n.slack, f"beam {n.piece}"))
+            value = abs(n.slack)
+            if value < least:  # a nan or an infinite slack is never kept (as in add)
+                beam, least = n, value
+    if beam is not None:
+        best.add(beam.slack, "beam {}", (beam.piece, ""))
     if visible:
         for piece in tally.cover_pieces:
             if (b, piece) in m.gaps:
-                tests.append((m.gaps[(b, piece)] - tol, f"contact {b}-{piece}"))
+                best.add(m.gaps[(b, piece)] - tol, "contact {}-{}", (b, piece))
     if not views:
-        tests.extend(_joins(table, m, i, tol))
-    return Margin.smallest(tests, close_call)
-
-
-def _joins(table: Table, m: PairMeasures, i: int, tol: float) -> list[tuple[float, str]]:
-    """G4 near the line: the gap of each two blockers both within reach of it against the
-    contact tolerance (touching blockers are one obstacle)."""
-    return [(gap - tol, f"contact {p}-{q}") for (p, q), gap in m.joins[i]]
-
-
-def _baseless(table: Table, model: str) -> bool:
-    """F8: the model has no base (its centre stands for it)."""
-    return table.model(model).base.radius <= 0
+        # G4 near the line: two blockers' gap against the contact tolerance (touching
+        # blockers are one obstacle); only the one nearest the tolerance can win here
+        for (p, q), gap in m.joins[i]:
+            best.add(gap - tol, "contact {}-{}", (p, q))
+    return best.margin(close_call)

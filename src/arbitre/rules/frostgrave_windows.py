@@ -77,15 +77,28 @@ def window_gaps(
     rows = np.arange(len(xy)) if models is None else np.asarray(models, dtype=np.int64)
     if not len(rows):
         return []
-    centres = shapely.points(xy[rows])
     out: list[WindowGap] = []
     for wall, k, fp in walls_windows(table):
-        gaps = np.asarray(shapely.distance(centres, window_slice(fp, k))) - radii[rows]
-        near = np.flatnonzero(gaps <= within)
+        near = _near_box(xy[rows], radii[rows], window_slice(fp, k), within)
+        gaps = np.asarray(shapely.distance(shapely.points(xy[rows[near]]), window_slice(fp, k)))
+        gaps -= radii[rows[near]]
+        keep = gaps <= within
         out.extend(
-            WindowGap(table.models[int(rows[j])].id, wall, k, float(gaps[j])) for j in near.tolist()
+            WindowGap(table.models[int(i)].id, wall, k, float(gap))
+            for i, gap in zip(rows[near][keep].tolist(), gaps[keep].tolist(), strict=True)
         )
     return out
+
+
+def _near_box(xy: np.ndarray, radii: np.ndarray, shape: BaseGeometry, within: float) -> np.ndarray:
+    """The indices of the bases (centres ``xy``, ``radii``) whose gap to ``shape`` may be
+    at most ``within``: those whose centre lies within the radius and ``within`` (and a
+    mm) of the shape's bounding box (a farther centre is farther from the shape too)."""
+    x0, y0, x1, y1 = shape.bounds
+    reach = radii + within + 1.0
+    dx = np.maximum(np.maximum(x0 - xy[:, 0], xy[:, 0] - x1), 0.0)
+    dy = np.maximum(np.maximum(y0 - xy[:, 1], xy[:, 1] - y1), 0.0)
+    return np.flatnonzero((dx <= reach) & (dy <= reach))
 
 
 def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
@@ -95,12 +108,14 @@ def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     xy, radii = sight.positions(table)
     if not len(xy):
         return {}
-    centres = shapely.points(xy)
+    tol = table.contact_tolerance
     for wall, k, fp in walls_windows(table):
-        gaps = np.asarray(shapely.distance(centres, window_slice(fp, k))) - radii
-        for i in np.flatnonzero(sight.in_contact(gaps, table.contact_tolerance)).tolist():
-            model = table.models[i].id
-            contact = WindowContact(model, wall, k, fp.windows[k], float(gaps[i]))
+        near = _near_box(xy, radii, window_slice(fp, k), tol)
+        gaps = np.asarray(shapely.distance(shapely.points(xy[near]), window_slice(fp, k)))
+        gaps -= radii[near]
+        for j in np.flatnonzero(sight.in_contact(gaps, tol)).tolist():
+            model = table.models[int(near[j])].id
+            contact = WindowContact(model, wall, k, fp.windows[k], float(gaps[j]))
             found.setdefault(model, []).append(contact)
     order = {m.id: i for i, m in enumerate(table.models)}
     return {m: tuple(found[m]) for m in sorted(found, key=order.__getitem__)}
@@ -144,8 +159,13 @@ def _beside(fp: WallFootprint, k: int) -> BaseGeometry:
 
 def opening_segments(fp: WallFootprint, k: int) -> list[tuple[Point, Point]]:
     """The window opening (its stretch of the wall's centre line) as segments."""
+    return list(_opening(fp, k))
+
+
+@lru_cache(maxsize=1024)
+def _opening(fp: WallFootprint, k: int) -> tuple[tuple[Point, Point], ...]:
     coords = list(fp.window_opening(fp.windows[k]).coords)
-    return [(Point(*p), Point(*q)) for p, q in itertools.pairwise(coords)]
+    return tuple((Point(*p), Point(*q)) for p, q in itertools.pairwise(coords))
 
 
 def wall_of(table: Table, wall: str) -> WallFootprint:
@@ -226,12 +246,15 @@ def _view(
     opened: frozenset[WindowKey],
     beam: float,
 ) -> WindowView:
-    probe = table if beam == table.beam else replace(table, beam=beam)
-    ix = sight.sight_index(probe, openings=opened)
+    # the beam enters the packing only as its half width: the table's own index serves
+    # every probed beam (a table of another beam would be packed anew, bridges and all)
+    ix = sight.sight_index(table, openings=opened)
+    if beam != table.beam:
+        ix = replace(ix, half=beam / 2.0)
     fp = wall_of(table, window[0])
     origin = table.model(shooter).at
-    for seg in opening_segments(fp, window[1]):
-        view = sight.view_of_segment(probe, origin, seg, skip=(shooter, target), index=ix)
+    for seg in _opening(fp, window[1]):
+        view = sight.view_of_segment(table, origin, seg, skip=(shooter, target), index=ix)
         if view.share > 0 and view.witness is not None:
             return WindowView(True, view.witness, 0.0)
     return WindowView(False, None, 0.0)
