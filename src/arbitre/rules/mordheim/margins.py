@@ -26,21 +26,28 @@ closed by ``tolerance - gap`` and a line through a wider gap is open by ``gap -
 tolerance`` (``contact a-b``). Discs are drawn as fine polygons inside the true circle;
 the margins are lowered by the largest such error. Pieces whose box is far from ``R``
 are bounded by their box's distance (a lower bound, never measured exactly).
+
+The distances of a view's segments to all its near pieces, and the points of M8, come
+from :mod:`arbitre.kernels_mordheim` in one call each (compiled, or the same source
+interpreted for small jobs: both builds give the same bits, and the numpy forms they
+replaced gave them too, ``tests/test_mordheim_kernels.py``); the depths into polygons
+stay GEOS's, measured only where they may decide (:func:`hidden_slack`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 import shapely
 import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
-from arbitre import sight
+from arbitre import backend, sight
 from arbitre.geometry import CircleFootprint, WallFootprint
 from arbitre.table import Table
 
@@ -54,6 +61,9 @@ ALONG = 9
 FAR = 25.0
 #: G4 joints are looked for up to this much (mm) beyond the contact tolerance.
 JOINT = 5.0
+#: How far (mm) the kernels' estimate of a depth into a polygon may be from GEOS's measure
+#: (:func:`arbitre.kernels_mordheim.meet_depths`; float errors are below 1e-9 mm).
+GUESS = 1e-6
 #: The kernels' smallest angular width: a target narrower is a point (F8).
 POINT_WIDTH = 1e-10
 
@@ -87,6 +97,14 @@ class Pieces:
     bridges: tuple[tuple[int, int, float, BaseGeometry], ...] = ()
     #: Each piece's outline as edges (rows ``x0, y0, x1, y1``; empty for a disc).
     edges: tuple[np.ndarray, ...] = ()
+    #: The same edges packed for the kernels: piece ``k``'s are rows ``eoff[k]`` to
+    #: ``eoff[k + 1]`` of ``eflat``.
+    eoff: np.ndarray = field(default_factory=lambda: np.zeros(1, dtype=np.int64))
+    eflat: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    #: The shapes as an array (for shapely's vectorised predicates).
+    geoms: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
+    #: Whether GEOS finds each shape valid.
+    valid: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
 
     def shape(self, k: int) -> BaseGeometry:
         return self.shapes[k]
@@ -114,26 +132,65 @@ def pieces(
             shapes.append(fp.opened(sorted(k for w, k in openings if w == piece.id)))
         else:
             shapes.append(fp.shape())
-    for m in table.models:
-        shapes.append(_disc(m.at.x, m.at.y, m.base.radius))
-        discs.append((m.at.x, m.at.y, m.base.radius))
-    for s in shapes:
-        shapely.prepare(s)
-    disc_rows = np.asarray(discs, dtype=np.float64).reshape(-1, 3)
-    bounds = np.asarray([s.bounds if not s.is_empty else (np.inf,) * 4 for s in shapes])
+    ground = np.empty(len(shapes), dtype=object)
+    ground[:] = shapes
+    shapely.prepare(ground)
+    bases = _bases(table)
+    geoms = np.concatenate([ground, bases.geoms])
+    shapes = list(geoms)
+    disc_rows = np.vstack([np.asarray(discs, dtype=np.float64).reshape(-1, 3), bases.discs])
+    bounds = np.vstack([_bounds(ground), bases.bbox])
+    edges = tuple(
+        np.zeros((0, 4)) if disc_rows[k, 2] >= 0.0 else _outline(g) for k, g in enumerate(shapes)
+    )
     return Pieces(
         ids=(*(t.id for t in table.terrain), *(m.id for m in table.models)),
         shapes=tuple(shapes),
-        boundaries=tuple(s.boundary for s in shapes),
+        boundaries=(*shapely.boundary(ground), *bases.boundaries),
         bbox=bounds.reshape(-1, 4),
         error=1e-6,
         discs=disc_rows,
         bridges=_bridges(shapes, disc_rows, table.contact_tolerance),
-        edges=tuple(
-            np.zeros((0, 4)) if disc_rows[k, 2] >= 0.0 else _outline(g)
-            for k, g in enumerate(shapes)
-        ),
+        edges=edges,
+        eoff=np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.int64),
+        eflat=np.vstack([np.zeros((0, 4)), *edges]),
+        geoms=geoms,
+        valid=np.asarray(shapely.is_valid(geoms), dtype=np.bool_).reshape(-1),
     )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Bases:
+    """The models' bases as the prepared polygons of :class:`Pieces` (they do not depend
+    on the windows: built once per table)."""
+
+    geoms: np.ndarray
+    boundaries: np.ndarray
+    bbox: np.ndarray
+    discs: np.ndarray
+
+
+@lru_cache(maxsize=32)
+def _bases(table: Table) -> _Bases:
+    """Every base as :func:`_disc` draws it, in one vectorised call."""
+    xyr = np.asarray(
+        [(m.at.x, m.at.y, m.base.radius) for m in table.models], dtype=np.float64
+    ).reshape(-1, 3)
+    geoms = np.asarray(
+        shapely.buffer(shapely.points(xyr[:, :2]), np.maximum(xyr[:, 2], 1e-9), quad_segs=QUAD),
+        dtype=object,
+    ).reshape(-1)
+    shapely.prepare(geoms)
+    return _Bases(geoms, np.asarray(shapely.boundary(geoms)).reshape(-1), _bounds(geoms), xyr)
+
+
+def _bounds(geoms: np.ndarray) -> np.ndarray:
+    """Each shape's box (``x0, y0, x1, y1``), infinite for an empty one."""
+    if not len(geoms):
+        return np.zeros((0, 4))
+    box = np.asarray(shapely.bounds(geoms), dtype=np.float64).reshape(-1, 4)
+    box[np.asarray(shapely.is_empty(geoms))] = np.inf
+    return box
 
 
 def _outline(shape: BaseGeometry) -> np.ndarray:
@@ -168,21 +225,17 @@ class View:
     ty: float
     r: float
 
-    def depth(self, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-        """A lower bound on how deep points lie inside ``R`` (0 outside, and for a point
-        target, whose region has no inside)."""
-        if self.point:
-            return np.zeros(len(x))
+    def sides(self) -> np.ndarray:
+        """``tx, ty, r, ox, oy`` and the inner normals of the two tangents of ``R``
+        (as :meth:`depth` measures them), for the kernels."""
         d = math.hypot(self.tx - self.ox, self.ty - self.oy)
         w = math.asin(min(1.0, self.r / d))
         phi = math.atan2(self.ty - self.oy, self.tx - self.ox)
-        out = np.hypot(x - self.tx, y - self.ty) - self.r
+        out = [self.tx, self.ty, self.r, self.ox, self.oy]
         for side in (-1.0, 1.0):
             a = phi + side * w
-            # distance to the tangent line, positive on the inner side
-            nx, ny = -math.sin(a) * side, math.cos(a) * side
-            out = np.minimum(out, -((x - self.ox) * nx + (y - self.oy) * ny))
-        return np.maximum(out, 0.0)
+            out += [-math.sin(a) * side, math.cos(a) * side]
+        return np.asarray(out, dtype=np.float64)
 
 
 def view(ox: float, oy: float, tx: float, ty: float, r: float, n: int = DIRECTIONS) -> View:
@@ -225,20 +278,46 @@ def _candidates(p: Pieces, region: BaseGeometry, mask: np.ndarray) -> tuple[np.n
     return near, float(rest.min()) if len(rest) else math.inf
 
 
-def _signed(p: Pieces, k: int, lines: np.ndarray, segs: np.ndarray) -> np.ndarray:
-    """``min φ`` of piece ``k`` along each segment: its distance when apart, minus (a
-    lower bound on) how deep the segment runs into it when it meets it."""
-    cx, cy, r = p.discs[k]
-    if r >= 0.0:  # a disc: the distance of its centre to the segment, less its radius
-        return np.asarray(_seg_point(segs, cx, cy) - r)
-    shape = p.shape(k)
-    dist = _seg_edges(segs, p.edges[k])
-    inside = shapely.contains_xy(shape, segs[:, 0], segs[:, 1])  # a segment wholly inside
-    dist[inside] = 0.0
-    meet = np.flatnonzero(dist <= 0.0)
-    if len(meet):
-        dist[meet] = -_depth(p, k, lines[meet], segs[meet])
-    return np.asarray(dist, dtype=np.float64)
+def _signed(kern: Any, p: Pieces, near: np.ndarray, segs: np.ndarray) -> np.ndarray:
+    """``min φ`` of each ``near`` piece along each segment (rows: pieces, columns:
+    segments): its distance when apart, minus (a lower bound on) how deep the segment runs
+    into it when it meets it. The distances come from the kernels ``kern``
+    (:mod:`arbitre.kernels_mordheim`, compiled or interpreted) in one call."""
+    ks = np.asarray(near, dtype=np.int64)
+    segs = np.ascontiguousarray(segs)  # one compiled form of the kernels
+    dist, meets = _apart(kern, p, ks, segs)
+    _meet(p, ks, segs, dist, meets)
+    return dist
+
+
+def _apart(kern: Any, p: Pieces, ks: np.ndarray, segs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_signed` but for the segments meeting a polygon: the distances (0 where a
+    segment meets a polygon), and where those meetings are (their depths still to
+    measure, :func:`_meet`)."""
+    dist = np.empty((len(ks), len(segs)))
+    kern.piece_distances(segs, ks, p.discs, p.eoff, p.eflat, dist)
+    meets = np.zeros(dist.shape, dtype=np.bool_)
+    poly = np.flatnonzero(p.discs[ks, 2] < 0.0)
+    if len(poly):
+        # a segment starting inside a polygon it does not cross is wholly inside
+        inside = shapely.contains_xy(p.geoms[ks[poly], None], segs[None, :, 0], segs[None, :, 1])
+        rows = dist[poly]
+        rows[inside] = 0.0
+        dist[poly] = rows
+        meets[poly] = rows <= 0.0
+    return dist, meets
+
+
+def _meet(p: Pieces, ks: np.ndarray, segs: np.ndarray, dist: np.ndarray, meets: np.ndarray) -> None:
+    """Minus the depth of each meeting of ``meets`` (:func:`_depth`, GEOS), into
+    ``dist``. A piece GEOS finds invalid has every meeting of its row measured at once,
+    as its fallback measures a whole batch."""
+    lines: np.ndarray | None = None
+    for i in np.flatnonzero(meets.any(axis=1)).tolist():
+        k = int(ks[i])
+        meet = np.flatnonzero(meets[i])
+        lines = _lines(segs) if lines is None else lines
+        dist[i, meet] = -_depth(p, k, lines[meet], segs[meet])
 
 
 def _depth(p: Pieces, k: int, lines: np.ndarray, segs: np.ndarray) -> np.ndarray:
@@ -262,63 +341,6 @@ def _depth(p: Pieces, k: int, lines: np.ndarray, segs: np.ndarray) -> np.ndarray
         mids = shapely.line_interpolate_point(parts, 0.5, normalized=True)
         np.maximum.at(deep, which, shapely.distance(mids, p.boundaries[k]))
     return deep
-
-
-def _seg_edges(segs: np.ndarray, edges: np.ndarray) -> np.ndarray:
-    """The distance of each segment to the nearest of ``edges`` (0 where they cross)."""
-    if not len(edges):
-        return np.full(len(segs), np.inf)
-    a, b = segs[:, None, :2], segs[:, None, 2:]
-    c, d = edges[None, :, :2], edges[None, :, 2:]
-
-    def cross(o: np.ndarray, p: np.ndarray, q: np.ndarray) -> np.ndarray:
-        return np.asarray(
-            (p[..., 0] - o[..., 0]) * (q[..., 1] - o[..., 1])
-            - (p[..., 1] - o[..., 1]) * (q[..., 0] - o[..., 0])
-        )
-
-    d1, d2 = cross(c, d, a), cross(c, d, b)
-    d3, d4 = cross(a, b, c), cross(a, b, d)
-    hit = (d1 * d2 <= 0) & (d3 * d4 <= 0) & ((d1 != 0) | (d2 != 0) | (d3 != 0) | (d4 != 0))
-
-    def point_seg(pt: np.ndarray, s0: np.ndarray, s1: np.ndarray) -> np.ndarray:
-        vx, vy = s1[..., 0] - s0[..., 0], s1[..., 1] - s0[..., 1]
-        wx, wy = pt[..., 0] - s0[..., 0], pt[..., 1] - s0[..., 1]
-        den = vx * vx + vy * vy
-        t = np.clip((wx * vx + wy * vy) / np.where(den > 0, den, 1.0), 0.0, 1.0)
-        return np.asarray(np.hypot(wx - t * vx, wy - t * vy))
-
-    dist = np.minimum(
-        np.minimum(point_seg(a, c, d), point_seg(b, c, d)),
-        np.minimum(point_seg(c, a, b), point_seg(d, a, b)),
-    )
-    return np.asarray(np.where(hit, 0.0, dist).min(axis=1))
-
-
-def _seg_point(segs: np.ndarray, px: float, py: float) -> np.ndarray:
-    """The distance of point ``p`` to each segment (rows ``x0, y0, x1, y1``)."""
-    ax, ay, bx, by = segs[:, 0], segs[:, 1], segs[:, 2], segs[:, 3]
-    dx, dy = bx - ax, by - ay
-    den = dx * dx + dy * dy
-    t = np.clip(((px - ax) * dx + (py - ay) * dy) / np.where(den > 0, den, 1.0), 0.0, 1.0)
-    return np.asarray(np.hypot(ax + t * dx - px, ay + t * dy - py))
-
-
-def _phi(p: Pieces, k: int, x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Piece ``k``'s signed distance at the points: negative inside (1-Lipschitz)."""
-    cx, cy, r = p.discs[k]
-    if r >= 0.0:
-        return np.asarray(np.hypot(x - cx, y - cy) - r)
-    e = p.edges[k]
-    if not len(e):
-        return np.full(len(x), np.inf)
-    # the distance to the nearest edge, every point against every edge at once
-    ax, ay, dx, dy = e[:, 0], e[:, 1], e[:, 2] - e[:, 0], e[:, 3] - e[:, 1]
-    den = np.where(dx * dx + dy * dy > 0, dx * dx + dy * dy, 1.0)
-    t = np.clip(((x[:, None] - ax) * dx + (y[:, None] - ay) * dy) / den, 0.0, 1.0)
-    near = np.hypot(ax + t * dx - x[:, None], ay + t * dy - y[:, None]).min(axis=1)
-    inside = shapely.contains_xy(p.shape(k), x, y)
-    return np.asarray(np.where(inside, -near, near))
 
 
 def _bridges(
@@ -356,55 +378,79 @@ def _bridges(
 
 
 def _joints(
-    p: Pieces, near: np.ndarray, lines: np.ndarray
+    p: Pieces, near: np.ndarray, segs: np.ndarray
 ) -> list[tuple[int, int, float, np.ndarray]]:
-    """The G4 joints between ``near`` pieces, each with the lines passing through it."""
+    """The G4 joints between ``near`` pieces, each with the segments passing through it."""
     keep = set(near.tolist())
-    return [
-        (a, b, gap, np.asarray(shapely.intersects(lines, line)))
-        for a, b, gap, line in p.bridges
-        if a in keep and b in keep
-    ]
+    found = [(a, b, gap, line) for a, b, gap, line in p.bridges if a in keep and b in keep]
+    if not found:
+        return []
+    lines = _lines(segs)
+    return [(a, b, gap, np.asarray(shapely.intersects(lines, line))) for a, b, gap, line in found]
+
+
+def _first_best(rows: np.ndarray, start: np.ndarray, larger: bool) -> tuple[np.ndarray, np.ndarray]:
+    """Down each column, the best of ``start`` then ``rows`` (the largest or the
+    smallest), and the row that first reached it (-1 for ``start``): what a loop keeping a
+    value only when strictly better gives (NaN never better)."""
+    worst = -np.inf if larger else np.inf
+    every = np.vstack([start[None, :], np.where(np.isnan(rows), worst, rows)])
+    pick = np.argmax(every, axis=0) if larger else np.argmin(every, axis=0)
+    return every[pick, np.arange(every.shape[1])], pick - 1
+
+
+def _who(p: Pieces, near: np.ndarray, row: int) -> str:
+    """The test a best row names: a near piece's beam, or none (``-1``)."""
+    return "" if row < 0 else f"beam {p.ids[int(near[row])]}"
 
 
 def seen_slack(
-    table: Table, p: Pieces, v: View, mask: np.ndarray, half: float, *, refine: bool = True
+    kern: Any,
+    table: Table,
+    p: Pieces,
+    v: View,
+    mask: np.ndarray,
+    half: float,
+    *,
+    refine: bool = True,
 ) -> Slack:
     """M1, a target seen: the best clearance of a near segment from the pieces of
     ``mask`` (G5 beam) and from the G4 joints it would need to stay open: every other
     near segment tried, then more between the neighbours of the clearest."""
     near, far = _candidates(p, v.region, mask)
     coarse = v.segments if v.point else v.segments[::2]
-    clear, who = _clearance(table, p, near, far, half, coarse)
+    clear, who = _clearance(kern, table, p, near, far, half, coarse)
     best = int(np.argmax(clear))
     if refine and not v.point:
         extra = _between(v, coarse, best)
-        more, more_who = _clearance(table, p, near, far, half, extra)
+        more, more_who = _clearance(kern, table, p, near, far, half, extra)
         top = int(np.argmax(more))
         if more[top] > clear[best]:
             clear, who, best = more, more_who, top
-    return Slack(max(0.0, float(clear[best])), str(who[best]) or "beam")  # float, not numpy
+    return Slack(max(0.0, float(clear[best])), who[best] or "beam")  # float, not numpy
 
 
 def _clearance(
-    table: Table, p: Pieces, near: np.ndarray, far: float, half: float, segs: np.ndarray
-) -> tuple[np.ndarray, np.ndarray]:
+    kern: Any,
+    table: Table,
+    p: Pieces,
+    near: np.ndarray,
+    far: float,
+    half: float,
+    segs: np.ndarray,
+) -> tuple[np.ndarray, list[str]]:
     """Each segment's clearance from the ``near`` pieces (beyond the beam), from the G4
     joints it passes through, and from the pieces left out (``far``), and what limits it."""
-    lines = _lines(segs)
-    clear = np.full(len(segs), far - half - p.error)
-    who = np.full(len(segs), "", dtype=object)
-    for k in near:
-        c = _signed(p, int(k), lines, segs) - half - p.error
-        better = c < clear
-        clear = np.where(better, c, clear)
-        who[better] = f"beam {p.ids[int(k)]}"
+    start = np.full(len(segs), far - half - p.error)
+    clear, row = _first_best(_signed(kern, p, near, segs) - half - p.error, start, False)
+    who = [_who(p, near, r) for r in row.tolist()]
     tol = table.contact_tolerance
-    for a, b, gap, through in _joints(p, near, lines):
+    for a, b, gap, through in _joints(p, near, segs):
         open_by = gap - tol
         better = through & (open_by < clear)
         clear = np.where(better, open_by, clear)
-        who[better] = f"contact {p.ids[a]}-{p.ids[b]}"
+        for j in np.flatnonzero(better).tolist():
+            who[j] = f"contact {p.ids[a]}-{p.ids[b]}"
     return clear, who
 
 
@@ -426,73 +472,86 @@ def _between(v: View, segs: np.ndarray, best: int) -> np.ndarray:
     return np.column_stack([np.full(len(s), ox), np.full(len(s), oy), ox + s * ux, oy + s * uy])
 
 
-def hidden_slack(table: Table, p: Pieces, v: View, mask: np.ndarray, half: float) -> Slack:
+def hidden_slack(
+    kern: Any, table: Table, p: Pieces, v: View, mask: np.ndarray, half: float
+) -> Slack:
     """M1, a target not seen: the least depth by which the near segments run into the
-    pieces of ``mask`` grown by the beam (or cross a G4 joint), over the near arc."""
+    pieces of ``mask`` grown by the beam (or cross a G4 joint), over the near arc.
+
+    A segment's depth is its deepest piece; the least over the segments is the answer.
+    The depths into polygons (GEOS, the costly part) are measured only where they may
+    give it: the kernels estimate each within :data:`GUESS` (or, near a corner or an
+    edge, bound it by 0 and half the smaller side of the polygon's box), and a depth
+    surely below another in its segment, or in a segment surely deeper than another,
+    is left unmeasured. The answer is the one measuring every depth would give."""
     near, _ = _candidates(p, v.region, mask)
-    lines = _lines(v.segments)
-    depth = np.full(len(v.segments), -np.inf)
-    who = np.full(len(v.segments), "", dtype=object)
-    for k in near:
-        h = half - _signed(p, int(k), lines, v.segments)
-        better = h > depth
-        depth = np.where(better, h, depth)
-        who[better] = f"beam {p.ids[int(k)]}"
+    ks = np.asarray(near, dtype=np.int64)
+    segs = np.ascontiguousarray(v.segments)
+    dist, meets = _apart(kern, p, ks, segs)
     tol = table.contact_tolerance
-    for a, b, gap, through in _joints(p, near, lines):
-        closed_by = tol - gap
-        better = through & (closed_by > depth)
-        depth = np.where(better, closed_by, depth)
-        who[better] = f"contact {p.ids[a]}-{p.ids[b]}"
-    worst = int(np.argmin(depth))
+    joints = _joints(p, near, segs)
+    extra = np.full((len(joints), len(segs)), -np.inf)
+    for i, (_, _, gap, through) in enumerate(joints):
+        extra[i, through] = tol - gap
+    start = np.full(len(segs), -np.inf)
+    if meets.any():
+        approx = np.zeros(dist.shape)
+        sure = np.zeros(dist.shape, dtype=np.bool_)
+        kern.meet_depths(segs, ks, meets, p.eoff, p.eflat, approx, sure)
+        box = p.bbox[ks]
+        most = 0.5 * np.minimum(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1])
+        # a meeting's depth: within GUESS of the estimate, else between 0 and ``most``
+        below = np.where(sure, np.maximum(0.0, approx - GUESS), 0.0)
+        above = np.where(sure, approx + GUESS, most[:, None])
+        deep = half - dist
+        low = np.vstack([np.where(meets, half + below, deep), extra]).max(axis=0, initial=-np.inf)
+        high = np.where(meets, (half + above) * (1.0 + 1e-9) + 1e-9, deep)
+        top = np.vstack([high, extra]).max(axis=0, initial=-np.inf)
+        wanted = low <= top.min()  # the segments that may be the least deep
+        # ... and there, the meetings that may be the deepest
+        may = wanted[None, :] & (high >= low[None, :])
+        _meet(p, ks, segs, dist, meets & (may | ~p.valid[ks, None]))
+    else:
+        wanted = np.ones(len(segs), dtype=np.bool_)
+    depth, row = _first_best(np.vstack([half - dist, extra]), start, True)
+    worst = int(np.argmin(np.where(wanted, depth, np.inf)))
     value = float(depth[worst]) - float(v.spacing) / 2.0 - p.error
-    return Slack(max(0.0, value), str(who[worst]) or "beam")
+    r = int(row[worst])
+    if r >= len(ks):
+        a, b = joints[r - len(ks)][:2]
+        return Slack(max(0.0, value), f"contact {p.ids[a]}-{p.ids[b]}")
+    return Slack(max(0.0, value), _who(p, near, r) or "beam")
 
 
-def _in_box(segs: np.ndarray, box: np.ndarray, pad: float, n: int) -> tuple[np.ndarray, ...]:
-    """``n`` points along each segment's stretch inside ``box`` grown by ``pad`` (slab
-    clipping): their coordinates, for the segments that cross the box."""
-    a, d = segs[:, :2], segs[:, 2:] - segs[:, :2]
-    lo, hi = box[:2] - pad, box[2:] + pad
-    with np.errstate(divide="ignore", invalid="ignore"):
-        t1 = (lo - a) / d
-        t2 = (hi - a) / d
-    near = np.where(d == 0.0, np.where((a >= lo) & (a <= hi), -np.inf, np.inf), np.minimum(t1, t2))
-    far = np.where(d == 0.0, np.where((a >= lo) & (a <= hi), np.inf, -np.inf), np.maximum(t1, t2))
-    t0 = np.clip(near.max(axis=1), 0.0, 1.0)
-    t9 = np.clip(far.min(axis=1), 0.0, 1.0)
-    cross = t9 >= t0
-    t = t0[cross, None] + (t9 - t0)[cross, None] * np.linspace(0.0, 1.0, n)
-    x = segs[cross, 0, None] + d[cross, 0, None] * t
-    y = segs[cross, 1, None] + d[cross, 1, None] * t
-    return x.ravel(), y.ravel()
-
-
-def hiding_slack(p: Pieces, v: View, hiders: Sequence[int], half: float) -> Slack:
+def hiding_slack(kern: Any, p: Pieces, v: View, hiders: Sequence[int], half: float) -> Slack:
     """M8, part of the target hidden: the deepest point of ``R`` hidden by one of the
     ``hiders`` (its depth in ``R`` and in the piece grown by the beam, the smaller),
     among points along the near segments where they cross the piece's box."""
     if v.point:
-        lines = _lines(v.segments)
         best = Slack(0.0, "beam")
-        for k in hiders:
-            h = half - float(_signed(p, k, lines, v.segments)[0]) - p.error
+        signed = _signed(kern, p, np.asarray(hiders, dtype=np.int64), v.segments)[:, 0]
+        for k, phi in zip(hiders, signed.tolist(), strict=True):
+            h = half - phi - p.error
             if h > best.mm:
                 best = Slack(h, f"beam {p.ids[k]}")
         return best
+    ks = np.asarray([k for k in hiders if not p.shapes[k].is_empty], dtype=np.int64)
+    segs = np.ascontiguousarray(v.segments[::3])
+    steps = np.linspace(0.0, 1.0, ALONG)
+    size = (len(ks), len(segs) * ALONG)
+    depth, phi, x, y = (np.zeros(size) for _ in range(4))
+    valid = np.zeros((len(ks), len(segs)), dtype=np.bool_)
+    kern.hiding_points(
+        segs, ks, p.bbox, half, steps, v.sides(), p.discs, p.eoff, p.eflat, valid, depth, phi, x, y
+    )
+    points = np.repeat(valid, ALONG, axis=1)
+    for i in np.flatnonzero(p.discs[ks, 2] < 0.0).tolist():  # polygons: negative inside
+        at = np.flatnonzero(points[i])
+        inside = at[shapely.contains_xy(p.shape(int(ks[i])), x[i, at], y[i, at])]
+        phi[i, inside] = -phi[i, inside]
+    deep = np.where(points, np.minimum(depth, half - phi) - p.error, -np.inf)
     best = Slack(0.0, "beam")
-    for k in hiders:
-        if p.shapes[k].is_empty:
-            continue
-        x, y = _in_box(v.segments[::3], p.bbox[k], half, ALONG)
-        if not len(x):
-            continue
-        in_r = v.depth(x, y)
-        keep = in_r > best.mm  # only points that could do better
-        if not keep.any():
-            continue
-        deep = np.minimum(in_r[keep], half - _phi(p, k, x[keep], y[keep])) - p.error
-        top = float(deep.max())  # a float, not numpy
+    for k, top in zip(ks.tolist(), deep.max(axis=1, initial=-np.inf).tolist(), strict=True):
         if top > best.mm:
             best = Slack(top, f"beam {p.ids[k]}")
     return best
@@ -536,6 +595,19 @@ def window_slack(table: Table, shooter: str, walls: tuple[str, ...]) -> Slack:
             if slack < best.mm:
                 best = Slack(slack, f"contact {shooter}-{piece.id}")
     return best
+
+
+def kernels(p: Pieces, near: np.ndarray) -> Any:
+    """The build of :mod:`arbitre.kernels_mordheim` for the margins of pairs whose
+    ``near[pair, piece]`` pieces may come near their lines (:func:`arbitre.backend.kernels`:
+    each near segment against each such piece, a disc one test, a polygon one per edge)."""
+    sizes = np.where(p.discs[:, 2] >= 0.0, 1, np.maximum(np.diff(p.eoff), 1))
+    work = DIRECTIONS * int((near @ sizes).sum()) if near.size else 0
+    return backend.kernels(work, KERNELS)
+
+
+#: The kernels module of the margins.
+KERNELS = "arbitre.kernels_mordheim"
 
 
 def index_pieces(table: Table, windows: str) -> Pieces:

@@ -261,6 +261,7 @@ def _margins(
     """G8: for each pair, how far M1 (seen or not) and the cover (M8, M12) are from
     changing (:mod:`arbitre.rules.mordheim.margins`)."""
     p = margins.index_pieces(table, windows)
+    kern = margins.kernels(p, _near(table, ix, s, g))
     xyr = np.column_stack(sight.positions(table))
     contacts = window_contacts(table) if windows == "open" else {}
     out = []
@@ -272,13 +273,13 @@ def _margins(
         mask1, mask8 = m1[i] & ~own, m8[i] & ~own
         visible = seen[i] > SHARE_EPS
         if visible:
-            seen_by = margins.seen_slack(table, p, v, mask1, ix.half)
+            seen_by = margins.seen_slack(kern, table, p, v, mask1, ix.half)
         else:
-            seen_by = margins.hidden_slack(table, p, v, mask1, ix.half)
+            seen_by = margins.hidden_slack(kern, table, p, v, mask1, ix.half)
         hidden = exposed[i] < 1.0 - SHARE_EPS  # M8: part of it hidden
         if hidden:
             hiders = [int(k) for k in np.flatnonzero(part[i] < 1.0 - SHARE_EPS) if mask8[k]]
-            geo = margins.hiding_slack(p, v, hiders, ix.half)
+            geo = margins.hiding_slack(kern, p, v, hiders, ix.half)
         else:
             geo = margins.clear_slack(p, v, mask8, ix.half)
         other = shut.get(i, (None, ()))[0]
@@ -287,9 +288,9 @@ def _margins(
             only = other <= SHARE_EPS
             shut_pieces = margins.pieces(table, openings=contacts.get(pairs[i][0], frozenset()))
             by_window = min(
-                margins.hidden_slack(table, shut_pieces, v, mask1, ix.half)
+                margins.hidden_slack(kern, table, shut_pieces, v, mask1, ix.half)
                 if only
-                else margins.seen_slack(table, shut_pieces, v, mask1, ix.half),
+                else margins.seen_slack(kern, table, shut_pieces, v, mask1, ix.half),
                 margins.window_slack(table, pairs[i][0], _window_walls(table)),
                 key=lambda t: t.mm,
             )

@@ -1,0 +1,277 @@
+"""The kernels of the Mordheim margins (:mod:`arbitre.rules.mordheim.margins`): distances
+of near segments to many pieces in one call.
+
+Written once, run compiled by numba or as this same source interpreted
+(:func:`arbitre.backend.kernels` ``(work, "arbitre.kernels_mordheim")``), so both builds
+give the same bits: only ``+ - * /``, comparisons and ``np.hypot`` (the C library's
+``hypot`` in both builds; Python's ``math.hypot`` is another algorithm), each in the order
+of the numpy form they replace.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+
+@njit(cache=True)
+def _clip01(t: float) -> float:
+    """``np.clip(t, 0, 1)`` for a number that is not NaN."""
+    if t < 0.0:
+        return 0.0
+    if t > 1.0:
+        return 1.0
+    return t
+
+
+@njit(cache=True)
+def _point_seg(px: float, py: float, ax: float, ay: float, bx: float, by: float) -> float:
+    """The distance of point ``p`` to segment ``a b`` (the numpy ``point_seg``)."""
+    vx, vy = bx - ax, by - ay
+    wx, wy = px - ax, py - ay
+    den = vx * vx + vy * vy
+    t = _clip01((wx * vx + wy * vy) / (den if den > 0 else 1.0))
+    return float(np.hypot(wx - t * vx, wy - t * vy))
+
+
+@njit(cache=True)
+def _seg_point(ax: float, ay: float, bx: float, by: float, px: float, py: float) -> float:
+    """The distance of point ``p`` to segment ``a b`` (the numpy ``_seg_point``: the
+    nearest point written ``a + t (b - a)``)."""
+    dx, dy = bx - ax, by - ay
+    den = dx * dx + dy * dy
+    t = _clip01(((px - ax) * dx + (py - ay) * dy) / (den if den > 0 else 1.0))
+    return float(np.hypot(ax + t * dx - px, ay + t * dy - py))
+
+
+@njit(cache=True)
+def _cross(ox: float, oy: float, px: float, py: float, qx: float, qy: float) -> float:
+    return (px - ox) * (qy - oy) - (py - oy) * (qx - ox)
+
+
+@njit(cache=True)
+def _seg_edges(
+    ax: float, ay: float, bx: float, by: float, edges: np.ndarray, lo: int, hi: int
+) -> float:
+    """The distance of segment ``a b`` to the nearest of ``edges[lo:hi]`` (0 where they
+    cross; infinite without edges)."""
+    best = np.inf
+    for e in range(lo, hi):
+        cx, cy, dx, dy = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+        d1 = _cross(cx, cy, dx, dy, ax, ay)
+        d2 = _cross(cx, cy, dx, dy, bx, by)
+        d3 = _cross(ax, ay, bx, by, cx, cy)
+        d4 = _cross(ax, ay, bx, by, dx, dy)
+        if d1 * d2 <= 0 and d3 * d4 <= 0 and (d1 != 0 or d2 != 0 or d3 != 0 or d4 != 0):
+            dist = 0.0
+        else:
+            dist = min(
+                min(_point_seg(ax, ay, cx, cy, dx, dy), _point_seg(bx, by, cx, cy, dx, dy)),
+                min(_point_seg(cx, cy, ax, ay, bx, by), _point_seg(dx, dy, ax, ay, bx, by)),
+            )
+        if dist < best:
+            best = dist
+    return best
+
+
+@njit(cache=True)
+def piece_distances(
+    segs: np.ndarray,
+    ks: np.ndarray,
+    discs: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    out: np.ndarray,
+) -> None:
+    """``out[i, j]``: for piece ``ks[i]``, the distance of segment ``j`` (rows ``x0, y0,
+    x1, y1``): to its centre less its radius for a disc (``discs[k, 2] >= 0``), to the
+    nearest of its edges ``edges[eoff[k]:eoff[k + 1]]`` (0 where they cross) otherwise."""
+    for i in range(len(ks)):
+        k = ks[i]
+        cx, cy, r = discs[k, 0], discs[k, 1], discs[k, 2]
+        for j in range(len(segs)):
+            ax, ay, bx, by = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
+            if r >= 0.0:
+                out[i, j] = _seg_point(ax, ay, bx, by, cx, cy) - r
+            else:
+                out[i, j] = _seg_edges(ax, ay, bx, by, edges, eoff[k], eoff[k + 1])
+
+
+@njit(cache=True)
+def hiding_points(
+    segs: np.ndarray,
+    ks: np.ndarray,
+    bbox: np.ndarray,
+    pad: float,
+    steps: np.ndarray,
+    view: np.ndarray,
+    discs: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    valid: np.ndarray,
+    depth: np.ndarray,
+    phi: np.ndarray,
+    px: np.ndarray,
+    py: np.ndarray,
+) -> None:
+    """For each piece ``ks[i]`` and segment ``j``: whether the segment crosses the piece's
+    box grown by ``pad`` (``valid[i, j]``), and at the points ``t0 + (t1 - t0) * steps``
+    of its stretch in it (``px, py[i, j * len(steps) + s]``) how deep they lie in the
+    region of ``view`` (``tx, ty, r, ox, oy`` and the inner normals of its two tangents,
+    ``depth``) and the piece's distance: signed for a disc, to the nearest edge for a
+    polygon (``phi``; the caller signs it inside). The numpy forms of ``_in_box``,
+    ``View.depth`` and ``_phi``, operation for operation."""
+    tx, ty, r, ox, oy = view[0], view[1], view[2], view[3], view[4]
+    n = len(steps)
+    for i in range(len(ks)):
+        k = ks[i]
+        lox, loy = bbox[k, 0] - pad, bbox[k, 1] - pad
+        hix, hiy = bbox[k, 2] + pad, bbox[k, 3] + pad
+        for j in range(len(segs)):
+            ax, ay = segs[j, 0], segs[j, 1]
+            dx, dy = segs[j, 2] - ax, segs[j, 3] - ay
+            if dx == 0.0:
+                inside = ax >= lox and ax <= hix
+                nx_, fx_ = (-np.inf, np.inf) if inside else (np.inf, -np.inf)
+            else:
+                t1, t2 = (lox - ax) / dx, (hix - ax) / dx
+                nx_, fx_ = min(t1, t2), max(t1, t2)
+            if dy == 0.0:
+                inside = ay >= loy and ay <= hiy
+                ny_, fy_ = (-np.inf, np.inf) if inside else (np.inf, -np.inf)
+            else:
+                t1, t2 = (loy - ay) / dy, (hiy - ay) / dy
+                ny_, fy_ = min(t1, t2), max(t1, t2)
+            t0 = _clip01(max(nx_, ny_))
+            t9 = _clip01(min(fx_, fy_))
+            valid[i, j] = t9 >= t0
+            if not valid[i, j]:
+                continue
+            for s in range(n):
+                t = t0 + (t9 - t0) * steps[s]
+                x, y = ax + dx * t, ay + dy * t
+                c = j * n + s
+                px[i, c], py[i, c] = x, y
+                out = float(np.hypot(x - tx, y - ty)) - r
+                out = min(out, -((x - ox) * view[5] + (y - oy) * view[6]))
+                out = min(out, -((x - ox) * view[7] + (y - oy) * view[8]))
+                depth[i, c] = max(out, 0.0)
+                cx, cy, cr = discs[k, 0], discs[k, 1], discs[k, 2]
+                if cr >= 0.0:
+                    phi[i, c] = float(np.hypot(x - cx, y - cy)) - cr
+                    continue
+                near = np.inf
+                for e in range(eoff[k], eoff[k + 1]):
+                    ex, ey = edges[e, 0], edges[e, 1]
+                    vx, vy = edges[e, 2] - ex, edges[e, 3] - ey
+                    den = vx * vx + vy * vy
+                    u = _clip01(((x - ex) * vx + (y - ey) * vy) / (den if den > 0 else 1.0))
+                    dist = float(np.hypot(ex + u * vx - x, ey + u * vy - y))
+                    if dist < near:
+                        near = dist
+                phi[i, c] = near
+
+
+#: Below this (relative) a crossing is too close to a corner, an end or a parallel edge
+#: for :func:`meet_depths` to vouch for its estimate.
+NEAR = 1e-9
+
+
+@njit(cache=True)
+def _inside(px: float, py: float, edges: np.ndarray, lo: int, hi: int) -> bool:
+    """Whether the point is inside the rings ``edges[lo:hi]`` (even-odd crossings)."""
+    inside = False
+    for e in range(lo, hi):
+        x1, y1, x2, y2 = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+        if (y1 > py) != (y2 > py) and px < x1 + (py - y1) * (x2 - x1) / (y2 - y1):
+            inside = not inside
+    return inside
+
+
+@njit(cache=True)
+def _boundary(px: float, py: float, edges: np.ndarray, lo: int, hi: int) -> float:
+    best = np.inf
+    for e in range(lo, hi):
+        d = _point_seg(px, py, edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3])
+        if d < best:
+            best = d
+    return best
+
+
+@njit(cache=True)
+def meet_depths(
+    segs: np.ndarray,
+    ks: np.ndarray,
+    meets: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    approx: np.ndarray,
+    sure: np.ndarray,
+) -> None:
+    """An estimate of how deep each segment ``j`` meeting polygon ``ks[i]``
+    (``meets[i, j]``) runs into it, as ``margins._depth`` measures it (the distance to
+    the boundary of the middle of each stretch inside, the largest): ``approx[i, j]``,
+    within 1e-6 mm of that measure where ``sure[i, j]`` (no crossing near a corner, an
+    end or along an edge; the caller bounds the others by the polygon's box)."""
+    for i in range(len(ks)):
+        k = ks[i]
+        lo, hi = eoff[k], eoff[k + 1]
+        ts = np.empty(hi - lo + 2)
+        for j in range(len(segs)):
+            if not meets[i, j]:
+                continue
+            sure[i, j] = False
+            ax, ay = segs[j, 0], segs[j, 1]
+            dx, dy = segs[j, 2] - ax, segs[j, 3] - ay
+            length = np.sqrt(dx * dx + dy * dy)
+            if length == 0.0:
+                continue
+            n = 0
+            ts[n] = 0.0
+            n += 1
+            odd = False
+            for e in range(lo, hi):
+                cx, cy = edges[e, 0], edges[e, 1]
+                fx, fy = edges[e, 2] - cx, edges[e, 3] - cy
+                flen = np.sqrt(fx * fx + fy * fy)
+                den = dx * fy - dy * fx
+                wx, wy = cx - ax, cy - ay
+                if abs(den) <= NEAR * length * flen:
+                    # parallel: along the line (within reach) is beyond the estimate
+                    if abs(wx * dy - wy * dx) <= NEAR * length * (length + flen + 1.0):
+                        odd = True
+                    continue
+                t = (wx * fy - wy * fx) / den
+                u = (wx * dy - wy * dx) / den
+                if u < -NEAR or u > 1.0 + NEAR or t < -NEAR or t > 1.0 + NEAR:
+                    continue
+                if u < NEAR or u > 1.0 - NEAR or t < NEAR or t > 1.0 - NEAR:
+                    odd = True  # through a corner, or from or to the boundary
+                ts[n] = t
+                n += 1
+            if odd:
+                continue
+            ts[n] = 1.0
+            n += 1
+            order = np.sort(ts[:n])
+            deep = 0.0
+            was = False
+            for s in range(n - 1):
+                t0, t1 = order[s], order[s + 1]
+                if t1 - t0 <= NEAR:
+                    odd = True
+                    break
+                tm = t0 + (t1 - t0) * 0.5
+                mx, my = ax + dx * tm, ay + dy * tm
+                now = _inside(mx, my, edges, lo, hi)
+                if now and was:
+                    odd = True  # two stretches in a row: one for GEOS
+                    break
+                was = now
+                if now:
+                    d = _boundary(mx, my, edges, lo, hi)
+                    if d > deep:
+                        deep = d
+            if not odd:
+                approx[i, j] = deep
+                sure[i, j] = True
