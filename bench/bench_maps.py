@@ -1,12 +1,14 @@
 """Benchmark: exact sight maps (issue 14) against a per-point baseline.
 
 One model against 10 enemies on a seeded 1200 x 1200 mm table of 45 pieces (Frostgrave
-and Mordheim): the exact regions of every shooter, the whole map (their overlay into
-faces), and the 5 mm raster read from it. The baseline rules one ``los`` question per
+and Mordheim): the exact regions of every shooter, their overlay into faces (one
+polygonized linework; ``--overlay`` also times the old shooter-by-shooter cuts), the
+whole map, and the 5 mm raster (a scanline over the regions; the old reading from the
+faces beside it). The baseline rules one ``los`` question per
 sample point (the model moved there, its 10 enemies asked at once); it runs on a random
 subsample of the raster's centres and its time is scaled to all of them (said in the
 output). Compilation is excluded: the kernels are warmed up first. Usage:
-``python bench/bench_maps.py [--seed 1] [--samples 20]``.
+``python bench/bench_maps.py [--seed 1] [--samples 20] [--repeats 3] [--overlay]``.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def table_of(seed: int) -> Table:
 def best_of(repeats: int, fn: object) -> tuple[float, object]:
     best, value = float("inf"), None
     for _ in range(repeats):
-        pieces.pieces.cache_clear()  # the packing is part of the work
+        regions.clear_caches()  # the packing and the windows are part of the work
         t0 = time.perf_counter()
         value = fn()  # type: ignore[operator]
         best = min(best, time.perf_counter() - t0)
@@ -59,6 +61,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--samples", type=int, default=20)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--overlay", action="store_true", help="also time the old overlay")
     args = parser.parse_args()
     table = table_of(args.seed)
     cells = int(np.ceil(1200 / 5.0)) ** 2
@@ -75,19 +78,34 @@ def main() -> None:
         t_regions, _ = best_of(args.repeats, exact)
         t_map, m = best_of(1, lambda rules=rules: maps.sight_map(table, model="m0", rules=rules))
         assert isinstance(m, maps.SightMap)
+        domain = pieces.box_shape(m.table)
+        t_arrange, _ = best_of(
+            args.repeats, lambda m=m, d=domain: maps.arrange(d, m.regions, m.per_point)
+        )
         t_raster, _ = best_of(args.repeats, lambda m=m: maps.raster(m, 5.0))
+        t_faces, _ = best_of(1, lambda m=m: maps.raster_from_faces(m, 5.0))
+        t_overlay = float("nan")
+        if args.overlay:
+            t_overlay, _ = best_of(
+                1, lambda m=m, d=domain: maps.arrange_overlay(d, m.regions, m.per_point)
+            )
         per_point = baseline(table, rules, args.samples, args.seed)
         base = per_point * cells
         print(f"\n{rules}: {len(s.shooters)} enemies, {len(m.faces)} faces ({m.method})")
         print(f"  exact regions of every shooter  {t_regions * 1e3:9.1f} ms")
-        print(f"  whole map (regions + overlay)   {t_map * 1e3:9.1f} ms")
-        print(f"  5 mm raster read from the map   {t_raster * 1e3:9.1f} ms ({cells} cells)")
+        print(f"  faces: one polygonized overlay  {t_arrange * 1e3:9.1f} ms")
+        if args.overlay:
+            print(f"  faces: cut shooter by shooter   {t_overlay * 1e3:9.1f} ms (the old way)")
+        print(f"  whole map (regions + faces)     {t_map * 1e3:9.1f} ms")
+        print(f"  5 mm raster (scanline, regions) {t_raster * 1e3:9.1f} ms ({cells} cells)")
+        print(f"  5 mm raster read from the faces {t_faces * 1e3:9.1f} ms (the old way)")
         print(
             f"  baseline: one los per point     {per_point * 1e3:9.2f} ms a point "
             f"({args.samples} sampled), x {cells} cells = {base:.1f} s"
         )
         print(
             f"  ratio baseline / exact regions  {base / t_regions:9.0f}x;"
+            f" / regions + raster {base / (t_regions + t_raster):.0f}x;"
             f" / map + raster {base / (t_map + t_raster):.0f}x"
         )
 

@@ -4,11 +4,15 @@
 would be seen by the same enemies with the same cover from each. Frostgrave (F1-F5) and
 Mordheim (M1, M8) faces are exact shapes (:mod:`arbitre.maps.regions`), arcs drawn as
 polylines within :data:`~arbitre.maps.shadows.ARC_TOLERANCE` mm; where a rule looks at
-a point in a way no shape gives (a Mordheim base over a piece that may hide nothing of
-it, M8) the map rules cells point by point and says so
-(``Face.exact``). Dark Age (D3-D4) maps are a grid of exact per-point rulings.
-:func:`raster` labels the centres of a regular grid; :mod:`arbitre.maps.reach` limits a
-map to the places a model reaches; :mod:`arbitre.maps.geojson` writes GeoJSON.
+a point in a way no such shape gives (a Mordheim base over a piece that may hide nothing
+of it, M8: see :mod:`arbitre.maps.regions` for the curve) the map rules cells point by
+point, says so in its method and gives them faces of their own (``per_point``,
+``SightMap.cells``, not exact), and the raster rules those centres one by one. The
+faces are one polygonized overlay of every shooter's classes (:func:`arrange`); the
+raster (:func:`raster`) is read from the classes by a scanline
+(:mod:`arbitre.maps.scan`), not from the faces. Dark Age (D3-D4) maps are a grid of
+exact per-point rulings. :mod:`arbitre.maps.reach` limits a map to
+the places a model reaches; :mod:`arbitre.maps.geojson` writes GeoJSON.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ from shapely.geometry.base import BaseGeometry
 from arbitre.errors import RulesError
 from arbitre.geometry import Point
 from arbitre.i18n import T_, TN_, Num, Text, join
-from arbitre.maps import regions
+from arbitre.maps import regions, scan
 from arbitre.maps.pieces import PHANTOM, Subject, box_shape, subject
 from arbitre.maps.reach import Reach, best_spot
 from arbitre.maps.regions import EMPTY, ShooterRegions
@@ -40,12 +44,15 @@ __all__ = [
     "Face",
     "SightMap",
     "raster",
+    "raster_from_faces",
     "rule_points",
     "sight_map",
 ]
 
 #: Faces smaller than this (mm²) are slivers of floating-point overlay, dropped.
 SLIVER = 1e-6
+#: The grid (mm) of the snap-rounded overlay that redoes a floating one gone wrong.
+GRID = 1e-9
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +88,9 @@ class SightMap:
     reasons: tuple[Reason, ...]
     per_point: BaseGeometry = EMPTY
     reach: Reach | None = None
+    #: The faces of ``per_point``, from the cells ruled one by one (``exact`` False):
+    #: with ``faces``, they cover the table.
+    cells: tuple[Face, ...] = ()
 
     def key(self, face: Face) -> tuple[int, int]:
         """How good a face is to stand in, smaller better: the enemies that see it, then
@@ -113,7 +123,9 @@ def _mordheim(s: Subject, pitch: float) -> Made:
     if not doubt.is_empty:
         method = T_(
             "exact regions (M1, M8); where the base would overlap a piece, M8 ruled in cells "
-            "of {pitch} mm at their centres",
+            "of {pitch} mm at their centres: there the edge of the cover is traced by the "
+            "point where a line from the shooter grazes the base, sliding along a side of "
+            "the piece, a curve neither straight nor circular",
             pitch=Num(pitch, "g"),
         )
     return regs, [], doubt, method
@@ -146,12 +158,15 @@ def sight_map(
     options: Mapping[str, object] | None = None,
     pitch: float | None = None,
     reach: float | None = None,
+    faces: bool = True,
 ) -> SightMap:
     """Where ``model`` (or a model of ``side`` with a ``base`` mm wide) could stand, under
     ``rules`` (default: the table's): every face of the table with the enemies that would
     see it there and the cover each gives. ``pitch`` (mm) sizes the cells ruled one by
     one (default: the ruleset's). ``reach`` (mm) adds the places the model reaches with
-    that much movement and the best spot there (:mod:`arbitre.maps.reach`)."""
+    that much movement and the best spot there (:mod:`arbitre.maps.reach`). With
+    ``faces=False`` (and no reach) the overlay into faces is skipped: the regions alone,
+    enough for :func:`raster`."""
     if options:
         merged = dict(table.options)
         merged.update(options)
@@ -170,11 +185,16 @@ def sight_map(
     if reach is not None and s.model == PHANTOM:  # refused before any work
         raise RulesError(T_("map: --reach needs a model (--model ID): a side has no start"))
     regs, cells, per_point, method = maker(s, step)
-    faces = arrange(box_shape(s.table), regs, per_point) + cells
+    overlay = faces or reach is not None
+    found_faces = arrange(box_shape(s.table), regs, per_point) if overlay else []
+    found_faces += cells
+    ruled: list[Face] = []
+    if overlay and regs and not per_point.is_empty:  # Mordheim's cells, overlaid the same way
+        ruled = [dataclasses.replace(f, exact=False) for f in arrange(per_point, regs, EMPTY)]
     reasons = _reasons(name, s, method)
     found = None
     if reach is not None:
-        keyed = [(f.shape, (len(f.seen_by), -(f.least_cover or 0))) for f in faces]
+        keyed = [(f.shape, (len(f.seen_by), -(f.least_cover or 0))) for f in found_faces]
         found = best_spot(s.table, s.model, s.radius, reach, keyed)
     return SightMap(
         rules=name,
@@ -184,11 +204,12 @@ def sight_map(
         radius=s.radius,
         shooters=s.shooters,
         regions=tuple(regs),
-        faces=tuple(faces),
+        faces=tuple(found_faces),
         method=method,
         reasons=reasons,
         per_point=per_point,
         reach=found,
+        cells=tuple(ruled),
     )
 
 
@@ -218,26 +239,25 @@ def _reasons(rules: str, s: Subject, method: Text | str) -> tuple[Reason, ...]:
     return (Reason(rule, (s.model, *s.shooters), against), Reason("G5", (), arcs))
 
 
-def arrange(
+def arrange_overlay(
     domain: BaseGeometry, regs: Sequence[ShooterRegions], per_point: BaseGeometry
 ) -> list[Face]:
     """The overlay of every shooter's classes over ``domain`` (less ``per_point``): one
-    face for each combination of shooters and covers that occurs."""
+    face for each combination of shooters and covers that occurs, cut shooter after
+    shooter (slow: the faces multiply; :func:`arrange` finds the same at once)."""
     start = regions.difference(domain, per_point) if not per_point.is_empty else domain
     shapes = np.array([start], dtype=object)
     labels: list[tuple[tuple[str, int], ...]] = [()]
     for reg in regs:
+        cuts = _cut(shapes, reg)
         new_shapes: list[BaseGeometry] = []
         new_labels: list[tuple[tuple[str, int], ...]] = []
-        for value, region in reg.classes:
-            inter = regions.intersection(shapes, region)
+        for value, inter in cuts:
             for k in np.flatnonzero(shapely.area(inter) > SLIVER):
                 new_shapes.append(inter[k])
-                new_labels.append((*labels[k], (reg.shooter, value)))
-        rest = regions.difference(shapes, reg.seen)
-        for k in np.flatnonzero(shapely.area(rest) > SLIVER):
-            new_shapes.append(rest[k])
-            new_labels.append(labels[k])
+                new_labels.append(
+                    labels[k] if value is None else (*labels[k], (reg.shooter, value))
+                )
         shapes = np.array(new_shapes, dtype=object)
         labels = new_labels
     return [
@@ -245,6 +265,67 @@ def arrange(
         for g, lab in zip(shapes, labels, strict=True)
         if shapely.area(g) > SLIVER
     ]
+
+
+def arrange(
+    domain: BaseGeometry, regs: Sequence[ShooterRegions], per_point: BaseGeometry
+) -> list[Face]:
+    """The overlay of every shooter's classes over ``domain`` (less ``per_point``): one
+    face for each combination of shooters and covers that occurs. Found at once: every
+    class's boundary noded into one linework (snap-rounded on a :data:`GRID` mm grid,
+    which GEOS nodes robustly), polygonized into the arrangement's cells, each cell
+    labelled by the classes holding a point inside it, and the cells of a label merged
+    (they tile the table edge to edge: a coverage union). Same faces as
+    :func:`arrange_overlay` up to the grid."""
+    lines = [shapely.boundary(domain)]
+    lines += [shapely.boundary(polygonal(g)) for reg in regs for _, g in reg.classes]
+    if not per_point.is_empty:
+        lines.append(shapely.boundary(polygonal(per_point)))
+    noded = shapely.union_all(shapely.get_parts(np.array(lines, dtype=object)), grid_size=GRID)
+    cells = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
+    cells = cells[shapely.area(cells) > SLIVER]
+    rep = shapely.point_on_surface(cells)
+    rx, ry = shapely.get_x(rep), shapely.get_y(rep)
+    keep = shapely.contains_xy(domain, rx, ry)
+    if not per_point.is_empty:
+        keep &= ~shapely.contains_xy(per_point, rx, ry)
+    cells, rx, ry = cells[keep], rx[keep], ry[keep]
+    cover = np.full((len(regs), len(cells)), -1, dtype=np.int64)
+    for i, reg in enumerate(regs):
+        for value, region in reg.classes:
+            shapely.prepare(region)
+            cover[i, shapely.contains_xy(region, rx, ry)] = value
+    by: dict[tuple[int, ...], list[int]] = {}
+    for k, col in enumerate(map(tuple, cover.T.tolist())):
+        by.setdefault(col, []).append(k)
+    faces = []
+    for col, idx in by.items():
+        label = tuple((reg.shooter, v) for reg, v in zip(regs, col, strict=True) if v >= 0)
+        shape = shapely.coverage_union_all(cells[idx]) if len(idx) > 1 else cells[idx[0]]
+        if shapely.area(shape) > SLIVER:
+            faces.append(Face(polygonal(shape), label))
+    return faces
+
+
+def _cut(shapes: np.ndarray, reg: ShooterRegions) -> list[tuple[int | None, np.ndarray]]:
+    """Each of ``shapes`` cut by a shooter's classes (``(cover, pieces)``) and the rest
+    (``(None, pieces)``). The classes are disjoint and make up ``seen``, so the pieces of
+    a shape add up to its area; where they do not (GEOS's floating overlay can go wrong
+    on nearly coincident edges), that shape is cut again on a 1e-9 mm grid."""
+    cuts: list[tuple[int | None, np.ndarray]] = [
+        (value, regions.intersection(shapes, region)) for value, region in reg.classes
+    ]
+    cuts.append((None, regions.difference(shapes, reg.seen)))
+    total = sum(shapely.area(c) for _, c in cuts)
+    area = shapely.area(shapes)
+    wrong = np.flatnonzero(np.abs(total - area) > 1e-9 * area + SLIVER)
+    for k in wrong:
+        a = shapely.make_valid(shapes[k])
+        for value, cut in cuts:
+            region = reg.seen if value is None else dict(reg.classes)[value]
+            op = shapely.difference if value is None else shapely.intersection
+            cut[k] = op(a, shapely.make_valid(region), grid_size=GRID)
+    return cuts
 
 
 def polygonal(shape: BaseGeometry) -> BaseGeometry:
@@ -316,15 +397,49 @@ class Raster:
     most_cover: np.ndarray
 
 
-def raster(m: SightMap, pitch: float) -> Raster:
-    """The map read at the centres of a regular grid of ``pitch`` mm (exact per point:
-    each centre is labelled by the face that holds it)."""
+def _axes(table: Table, pitch: float) -> tuple[np.ndarray, np.ndarray]:
+    """The raster's column and row centres: ``(k + 1/2) pitch`` inside the table."""
     if not pitch > 0:
         raise RulesError(T_("map: grid {pitch} mm: must be more than 0", pitch=Num(pitch, "g")))
-    w, d = m.table.width, m.table.depth
+    w, d = table.width, table.depth
     xs = (np.arange(int(np.ceil(w / pitch))) + 0.5) * pitch
     ys = (np.arange(int(np.ceil(d / pitch))) + 0.5) * pitch
-    xs, ys = xs[xs < w], ys[ys < d]
+    return xs[xs < w], ys[ys < d]
+
+
+def raster(m: SightMap, pitch: float) -> Raster:
+    """The map read at the centres of a regular grid of ``pitch`` mm, exact per point:
+    each centre is labelled by the class of each shooter's regions that holds it (a
+    scanline over the classes' edges, :mod:`arbitre.maps.scan`, not one test a point);
+    where a Mordheim shooter's M8 is ruled point by point (``per_point``), by that rule
+    at the centre itself (a grid of the map's own cell size has its centres at the
+    cells', already ruled there). A map without regions (Dark Age's cells) is read from its faces
+    (:func:`raster_from_faces`)."""
+    xs, ys = _axes(m.table, pitch)
+    if not m.regions:
+        return raster_from_faces(m, pitch)
+    shape = (len(ys), len(xs))
+    seen = np.zeros(shape, dtype=np.int64)
+    least = np.full(shape, np.iinfo(np.int64).max, dtype=np.int64)
+    most = np.full(shape, -1, dtype=np.int64)
+    for reg in m.regions:
+        cover = scan.label_grid(reg.classes, xs, ys)
+        if reg.cover_at is not None and reg.pitch != pitch and not reg.per_point.is_empty:
+            rows, cols = np.nonzero(scan.inside_grid(reg.per_point, xs, ys))
+            if len(rows):
+                cover[rows, cols] = reg.cover_at(xs[cols], ys[rows])
+        hit = cover >= 0
+        seen += hit
+        least = np.where(hit, np.minimum(least, cover), least)
+        most = np.maximum(most, cover)
+    least[seen == 0] = -1
+    return Raster(pitch, xs, ys, seen, least, most)
+
+
+def raster_from_faces(m: SightMap, pitch: float) -> Raster:
+    """The map read at the centres of a regular grid of ``pitch`` mm from its faces:
+    each centre labelled by the face that holds it (a point in no face: seen by none)."""
+    xs, ys = _axes(m.table, pitch)
     gx, gy = np.meshgrid(xs, ys)
     px, py = gx.ravel(), gy.ravel()
     seen = np.zeros(len(px), dtype=np.int64)

@@ -4,7 +4,8 @@ The document is a ``FeatureCollection`` in the table's report unit (x, y on the 
 origin at its lower-left corner: plane coordinates, not longitude and latitude). Each
 face is a ``Feature`` whose properties name the shooters that see it (``seen_by``), the
 cover each gives (``cover``), their count (``seen``), the least cover among them, and
-whether the face is an exact shape or cells ruled one by one (``exact``). With a reach,
+whether the face is an exact shape or cells ruled one by one (``exact``; Mordheim's
+cells, :attr:`~arbitre.maps.SightMap.cells`, follow the faces). With a reach,
 the faces are cut to the reachable region, which is a feature of its own, and the best
 spot a ``Point`` feature with its path.
 
@@ -50,7 +51,7 @@ def document(m: SightMap, options: dict[str, object] | None = None) -> dict[str,
     unit = m.table.unit
     region = m.reach.region if m.reach is not None else None
     features = []
-    for i, face in enumerate(m.faces):
+    for i, face in enumerate((*m.faces, *m.cells)):
         shape = face.shape if region is None else shapely.intersection(face.shape, region)
         if shape.is_empty or shape.area <= 0:
             continue

@@ -114,9 +114,11 @@ def pieces(table: Table, half: float) -> Pieces:
     return Pieces(join(parts), len(table.terrain), blocks, shapes)
 
 
+@lru_cache(maxsize=1024)
 def touch_region(table: Table, k: int, radius: float) -> BaseGeometry:
     """G4: the centres at which a base of ``radius`` touches terrain piece ``k`` (gap at
-    most the contact tolerance), arcs within the map's tolerance."""
+    most the contact tolerance), arcs within the map's tolerance (cached: every shooter
+    asks)."""
     fp = table.terrain[k].footprint
     grow = radius + table.contact_tolerance
     if isinstance(fp, CircleFootprint):
@@ -135,12 +137,14 @@ def quad_segs(radius: float, tol: float = ARC_TOLERANCE) -> int:
     return max(1, int(np.ceil((np.pi / 2) / step)))
 
 
-def window_slices(table: Table) -> list[tuple[int, int, BaseGeometry]]:
-    """Every window of every blocking wall: (terrain index, window index, its slice)."""
+@lru_cache(maxsize=32)
+def window_slices(table: Table) -> tuple[tuple[int, int, BaseGeometry], ...]:
+    """Every window of every blocking wall: (terrain index, window index, its slice)
+    (cached by table)."""
     out = []
     for k, t in enumerate(table.terrain):
         fp = t.footprint
         if isinstance(fp, WallFootprint) and t.blocks:
             for w, window in enumerate(fp.windows):
                 out.append((k, w, fp.window_slice(window)))
-    return out
+    return tuple(out)

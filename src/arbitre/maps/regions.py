@@ -16,10 +16,24 @@ with a given cover, the rest being unseen.
   (blocking terrain and other bases hiding, M1) grown by the base: some of the base is
   seen (S2 > 0); in cover where the shadows of every piece (M8), grown by the base,
   hold the point (some of the base hidden).
+
+  Where the base would overlap a hiding piece (``per_point``), S2 looks only at the near
+  side of the base: the base is in cover when the piece meets the cone from the
+  shooter's centre to that near side. The edge of that region is not made of lines and
+  arcs: besides lines at the base's radius from a line through the shooter and a
+  corner, and arcs of the base's radius, it is traced by the cone's corner (the point
+  where a line from the shooter grazes the base) sliding along a side of the piece,
+  ``p = q + r n(q)`` for ``q`` on the side and ``n(q)`` the unit normal to ``q - c`` (a
+  curve neither straight nor circular). So those points are ruled cell by cell at the
+  cells' centres (:func:`front_hidden`), and ``cover_at`` rules any other point there.
+
+Each shooter's shadows of every piece are found once (:class:`_Shades`) and selected by
+piece for each question; each is clipped near the table before the union.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +52,6 @@ from arbitre.maps.pieces import (
     box_shape,
     pieces,
     quad_segs,
-    terrain_parts,
     touch_region,
     window_slices,
 )
@@ -47,6 +60,8 @@ from arbitre.rules.frostgrave_windows import beside_window
 from arbitre.table import Table
 
 EMPTY = shapely.Polygon()
+#: How far (mm) beyond the rectangle they matter in the shadows are clipped.
+CLIP_MARGIN = 1.0
 
 
 def _robust(op: Callable[..., Any], a: Any, b: Any) -> Any:
@@ -75,6 +90,11 @@ class ShooterRegions:
     classes: tuple[tuple[int, BaseGeometry], ...]
     seen: BaseGeometry
     per_point: BaseGeometry = EMPTY
+    #: Within ``per_point``: the cover at points ``(xs, ys)``, ruled at each (M8).
+    cover_at: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
+    #: The size (mm) of the cells of ``per_point`` in ``classes``, each ruled at its
+    #: centre ``((i + 1/2) pitch, (j + 1/2) pitch)``.
+    pitch: float | None = None
 
 
 def _blocked(
@@ -85,9 +105,67 @@ def _blocked(
     if parts.count == 0:
         return EMPTY
     polys, inside = shadows(origin, parts, where)
+    return _union_within(polys, inside, where)
+
+
+def _union_within(
+    polys: np.ndarray, inside: np.ndarray, where: tuple[float, float, float, float]
+) -> BaseGeometry:
+    """The union of convex shadows over the rectangle ``where`` (all of it when the
+    origin stands in one): each is clipped first, which keeps the overlay small, to a
+    rectangle :data:`CLIP_MARGIN` wider, so that no cut of the clip lies on the edge of
+    ``where`` (vertices computed twice there, a hair apart, can make GEOS overlays
+    wrong)."""
     if inside.any():
         return shapely.box(*where)
-    return shapely.union_all(polys)
+    if not len(polys):
+        return EMPTY
+    x0, y0, x1, y1 = where
+    c = CLIP_MARGIN
+    return shapely.union_all(shapely.clip_by_rect(polys, x0 - c, y0 - c, x1 + c, y1 + c))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Shades:
+    """Shadows from one origin, one a convex part: the piece owning each, the polygon
+    (cut beyond a box holding the table and every piece) and whether the origin is in it.
+    Computed once for a shooter, selected by piece for each question."""
+
+    owner: np.ndarray
+    polys: np.ndarray
+    inside: np.ndarray
+
+    @staticmethod
+    def of(
+        origin: tuple[float, float], parts: Parts, where: tuple[float, float, float, float]
+    ) -> _Shades:
+        """The shadows of ``parts``, long enough to cross ``where`` and the parts."""
+        if parts.count == 0:
+            return _Shades(np.zeros(0, np.int64), np.empty(0, dtype=object), np.zeros(0, bool))
+        g = parts.gens
+        far = (
+            min(where[0], float(np.min(g[:, 0] - g[:, 2]))),
+            min(where[1], float(np.min(g[:, 1] - g[:, 2]))),
+            max(where[2], float(np.max(g[:, 0] + g[:, 2]))),
+            max(where[3], float(np.max(g[:, 1] + g[:, 2]))),
+        )
+        polys, inside = shadows(origin, parts, far)
+        return _Shades(parts.owner, polys, inside)
+
+    def select(self, pieces: np.ndarray) -> _Shades:
+        """The shadows of the pieces flagged in ``pieces`` (a mask by piece index)."""
+        keep = pieces[self.owner] if len(self.owner) else np.zeros(0, bool)
+        return _Shades(self.owner[keep], self.polys[keep], self.inside[keep])
+
+    def plus(self, other: _Shades) -> _Shades:
+        return _Shades(
+            np.concatenate([self.owner, other.owner]),
+            np.concatenate([self.polys, other.polys]),
+            np.concatenate([self.inside, other.inside]),
+        )
+
+    def union(self, where: tuple[float, float, float, float]) -> BaseGeometry:
+        return _union_within(self.polys, self.inside, where)
 
 
 def _mask(pc: Pieces, subject: Subject, shooter: int, base: np.ndarray) -> np.ndarray:
@@ -119,40 +197,40 @@ def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
     at = table.model(shooter).at
     origin = (at.x, at.y)
     where = box(table)
+    view = _Shades.of(origin, pc.parts, where)  # every piece's shadow, once
     mask = _mask(pc, subject, table.model_index(shooter), pc.blocks)
     windows = _window_walls(subject, shooter)
     opened = sorted({k for k, _ in windows})
     mask[opened] = False
-    blockers = [pc.parts.select(mask)]
+    shades = view.select(mask)
     out_through: list[tuple[tuple[int, int], BaseGeometry]] = []
     for k in opened:
         fp = table.terrain[k].footprint
         assert isinstance(fp, WallFootprint)
         ws = [w for kk, w in windows if kk == k]
-        blockers.append(polygon_parts(fp.opened(ws), half, k))
+        opening = _opened_parts(table, k, tuple(ws))
+        shades = shades.plus(_Shades.of(origin, opening, where))
         for w in ws:  # F5: +1 for the wall to the lines going out through its window
-            slice_parts = polygon_parts(fp.window_slice(fp.windows[w]), half, k)
-            out_through.append(((k, w), _blocked(origin, slice_parts, where)))
-    all_blockers = join(blockers)
-    blocked = _blocked(origin, all_blockers, where)
+            out_through.append(((k, w), _blocked(origin, _slice_parts(table, k, w), where)))
+    blocked = shades.union(where)
     seen = difference(box_shape(table), blocked)
-    classes = _small_cover(subject, origin, [(seen, 0)])
+    classes = _small_cover(subject, view, [(seen, 0)])
     for _, shade in out_through:
         classes = _split(classes, shade, None)
     # F6: where the subject would stand at a window and the line comes in beside it
     taken: BaseGeometry = EMPTY
     alt: list[tuple[BaseGeometry, int]] = []
-    for k, w, band, side in _window_sides(subject):
+    for k, w, band, side in _window_sides(table, subject.radius):
         region = difference(
-            intersection(band, _blocked(origin, polygon_parts(side, half, k), where)),
+            intersection(band, _blocked(origin, side, where)),
             taken,
         )
         if region.is_empty:
             continue
         taken = shapely.union(taken, region)
-        if not _sees_opening(subject, origin, all_blockers, windows, k, w):
+        if not _sees_opening(subject, origin, shades, windows, k, w):
             continue
-        inner = _small_cover(subject, origin, [(region, 3)])
+        inner = _small_cover(subject, view, [(region, 3)])
         for key, shade in out_through:
             if key != (k, w):
                 inner = _split(inner, shade, None)
@@ -164,62 +242,98 @@ def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
 
 
 def _small_cover(
-    subject: Subject, origin: tuple[float, float], classes: list[tuple[BaseGeometry, int]]
+    subject: Subject, view: _Shades, classes: list[tuple[BaseGeometry, int]]
 ) -> list[tuple[BaseGeometry, int]]:
     """The classes split by every small piece's shadow (+1, F3) and, within it, where
     the base touches the piece (+3, F4)."""
     table = subject.table
-    half = table.beam / 2.0
     where = box(table)
     for k, t in enumerate(table.terrain):
         if t.blocks or not classes:
             continue
-        shade = _blocked(origin, terrain_parts(table, k, half), where)
-        if not any(shapely.intersects(shade, g) for g, _ in classes):
+        mine = np.zeros(len(table.terrain) + len(table.models), dtype=bool)
+        mine[k] = True
+        shade = view.select(mine).union(where)
+        if shade.is_empty or not any(shapely.intersects(shade, g) for g, _ in classes):
             continue
         classes = _split(classes, shade, touch_region(table, k, subject.radius))
     return classes
 
 
-def _window_sides(subject: Subject) -> list[tuple[int, int, BaseGeometry, BaseGeometry]]:
-    """F6, for each window: the wall's index, the window's, the centres at which the
-    subject's base touches the window (G4), and the wall's side the window is in."""
-    table = subject.table
-    grow = subject.radius + table.contact_tolerance
+def clear_caches() -> None:
+    """Forget every table-level result the maps keep (for benchmarks: the packing and
+    the windows are part of the work)."""
+    for f in (pieces, touch_region, window_slices, _window_sides, _opened_parts, _slice_parts):
+        f.cache_clear()
+
+
+@functools.lru_cache(maxsize=64)
+def _window_sides(table: Table, radius: float) -> tuple[tuple[int, int, BaseGeometry, Parts], ...]:
+    """F6, for each window: the wall's index, the window's, the centres at which a base
+    of ``radius`` touches the window (G4), and the wall's side the window is in, as
+    convex parts grown by ``beam/2`` (cached: the same for every shooter)."""
+    grow = radius + table.contact_tolerance
+    half = table.beam / 2.0
     out = []
     for k, w, piece in window_slices(table):
         fp = table.terrain[k].footprint
         assert isinstance(fp, WallFootprint)
         band = intersection(piece.buffer(grow, quad_segs=quad_segs(grow)), box_shape(table))
-        out.append((k, w, band, beside_window(fp, w)))
-    return out
+        out.append((k, w, band, polygon_parts(beside_window(fp, w), half, k)))
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=256)
+def _opened_parts(table: Table, k: int, windows: tuple[int, ...]) -> Parts:
+    """Wall ``k`` opened at ``windows`` (F5, F6), as convex parts grown by ``beam/2``."""
+    fp = table.terrain[k].footprint
+    assert isinstance(fp, WallFootprint)
+    return polygon_parts(fp.opened(windows), table.beam / 2.0, k)
+
+
+@functools.lru_cache(maxsize=256)
+def _slice_parts(table: Table, k: int, w: int) -> Parts:
+    """The slice of wall ``k`` that window ``w`` opens, as convex parts grown by
+    ``beam/2`` (F5)."""
+    fp = table.terrain[k].footprint
+    assert isinstance(fp, WallFootprint)
+    return polygon_parts(fp.window_slice(fp.windows[w]), table.beam / 2.0, k)
 
 
 def _sees_opening(
     subject: Subject,
     origin: tuple[float, float],
-    blockers: Parts,
+    shades: _Shades,
     windows: Sequence[tuple[int, int]],
     k: int,
     w: int,
 ) -> bool:
     """F6: whether a clear line from the shooter's centre reaches some point of window
     ``w`` of wall ``k``: large pieces and other bases block (F2), the wall opened at that
-    window and at the shooter's own (F5)."""
+    window and at the shooter's own (F5). ``shades`` are the shadows of the blockers."""
     table = subject.table
-    half = table.beam / 2.0
-    keep = np.ones(len(table.terrain) + len(table.models), dtype=bool)
-    keep[k] = False
     fp = table.terrain[k].footprint
     assert isinstance(fp, WallFootprint)
-    ws = sorted({w, *(ww for kk, ww in windows if kk == k)})
-    parts = join([blockers.select(keep), polygon_parts(fp.opened(ws), half, k)])
-    x0, y0, x1, y1 = box(table)
+    ws = tuple(sorted({w, *(ww for kk, ww in windows if kk == k)}))
+    keep = np.ones(len(table.terrain) + len(table.models), dtype=bool)
+    keep[k] = False
+    wall = _opened_parts(table, k, ws)
+    these = shades.select(keep).plus(_Shades.of(origin, wall, box(table)))
+    if these.inside.any():
+        return False
     opening = fp.window_opening(fp.windows[w])
-    bx0, by0, bx1, by1 = opening.bounds
-    where = (min(x0, bx0), min(y0, by0), max(x1, bx1), max(y1, by1))
-    rest = difference(opening, _blocked(origin, parts, where))
-    return bool(rest.length > 1e-9)
+    near = these.polys[shapely.intersects(these.polys, opening)] if len(these.polys) else []
+    if not len(near):
+        return bool(opening.length > 1e-9)
+    # quick answers first: an inner point of the opening in no shadow (closed shapes: a
+    # stretch around it is clear too), or one shadow over all of the opening
+    for f in (0.5, 0.25, 0.75):
+        q = opening.interpolate(f, normalized=True)
+        if not shapely.intersects_xy(near, q.x, q.y).any():
+            return True
+    if shapely.covers(near, opening).any():
+        return False
+    return bool(difference(opening, shapely.union_all(near)).length > 1e-9)
 
 
 def _split(
@@ -245,6 +359,8 @@ def _regions(
     seen: BaseGeometry,
     *,
     per_point: BaseGeometry = EMPTY,
+    cover_at: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
+    pitch: float | None = None,
 ) -> ShooterRegions:
     """Classes of equal cover merged, by cover."""
     by: dict[int, list[BaseGeometry]] = {}
@@ -255,7 +371,7 @@ def _regions(
         for v, shapes in sorted(by.items())
     )
     kept = tuple((v, s) for v, s in merged if s.area > 0)
-    return ShooterRegions(shooter, kept, seen, per_point)
+    return ShooterRegions(shooter, kept, seen, per_point, cover_at, pitch)
 
 
 def mordheim(
@@ -295,7 +411,15 @@ def mordheim(
     cells: list[tuple[BaseGeometry, int]] = []
     if not doubt.is_empty:
         cells = _cells(origin, solids, doubt, r, pitch)
-    return _regions(shooter, [*classes, *cells], seen, per_point=doubt)
+    at = functools.partial(_front_cover, origin, solids, r) if not doubt.is_empty else None
+    return _regions(shooter, [*classes, *cells], seen, per_point=doubt, cover_at=at, pitch=pitch)
+
+
+def _front_cover(
+    origin: tuple[float, float], solids: BaseGeometry, r: float, px: np.ndarray, py: np.ndarray
+) -> np.ndarray:
+    """M8 at each point: 1 (cover) where :func:`front_hidden`, else 0."""
+    return front_hidden(origin, solids, np.asarray(px), np.asarray(py), r).astype(np.int64)
 
 
 def _grown(subject: Subject, pc: Pieces, mask: np.ndarray, walls: frozenset[str]) -> BaseGeometry:
@@ -335,21 +459,24 @@ def _cells(
     in cover (1) when a hiding piece meets the part of the view cone in front of the
     base (from the shooter's centre to the near side of the base), else 0."""
     x0, y0, x1, y1 = doubt.bounds
-    xs = np.arange(np.floor(x0 / pitch), np.ceil(x1 / pitch)) * pitch + pitch / 2
-    ys = np.arange(np.floor(y0 / pitch), np.ceil(y1 / pitch)) * pitch + pitch / 2
-    gx, gy = np.meshgrid(xs, ys)
-    px, py = gx.ravel(), gy.ravel()
+    ix = np.arange(np.floor(x0 / pitch), np.ceil(x1 / pitch))
+    iy = np.arange(np.floor(y0 / pitch), np.ceil(y1 / pitch))
+    mi, mj = np.meshgrid(ix, iy)
+    gi, gj = mi.ravel(), mj.ravel()
+    px, py = (gi + 0.5) * pitch, (gj + 0.5) * pitch
     keep = shapely.contains_xy(doubt, px, py)
-    px, py = px[keep], py[keep]
+    gi, gj, px, py = gi[keep], gj[keep], px[keep], py[keep]
     if not len(px):
         return []
     hit = front_hidden(origin, solids, px, py, r)
-    boxes = shapely.box(px - pitch / 2, py - pitch / 2, px + pitch / 2, py + pitch / 2)
+    # corners as integers times the pitch: neighbours share their edges bit for bit, so
+    # the cells of a value are a coverage, merged without an overlay
+    boxes = shapely.box(gi * pitch, gj * pitch, (gi + 1) * pitch, (gj + 1) * pitch)
     out = []
     for value in (0, 1):
         chosen = boxes[hit == bool(value)]
         if len(chosen):
-            out.append((intersection(shapely.union_all(chosen), doubt), value))
+            out.append((intersection(shapely.coverage_union_all(chosen), doubt), value))
     return out
 
 

@@ -175,7 +175,7 @@ def _print(m: SightMap, raster: Raster | None) -> None:
     print_reasons(m.reasons)
     total = m.table.width * m.table.depth
     by: dict[int, float] = {}
-    for face in m.faces:
+    for face in (*m.faces, *m.cells):  # the cells ruled one by one count too
         by[len(face.seen_by)] = by.get(len(face.seen_by), 0.0) + face.shape.area
     for seen, area in sorted(by.items()):
         _line(

@@ -127,7 +127,8 @@ def _hatch(defs: ET.Element, u: float) -> None:
 
 def _faces(layer: ET.Element, m: SightMap, u: float) -> None:
     cells: list[BaseGeometry] = []
-    for face in sorted(m.faces, key=lambda f: len(f.seen_by)):
+    ruled = {id(f) for f in m.cells}  # outlined once, by ``per_point``
+    for face in sorted((*m.faces, *m.cells), key=lambda f: len(f.seen_by)):
         d = _path(face.shape)
         if not d:
             continue
@@ -147,7 +148,7 @@ def _faces(layer: ET.Element, m: SightMap, u: float) -> None:
             ET.SubElement(
                 layer, "path", {"d": d, "fill": "url(#map-cover)", "fill-rule": "evenodd"}
             )
-        if not face.exact:
+        if not face.exact and id(face) not in ruled:
             cells.append(face.shape)
     outlines: Sequence[BaseGeometry] = [*cells, m.per_point] if not m.per_point.is_empty else cells
     for shape in outlines:
