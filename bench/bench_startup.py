@@ -10,7 +10,10 @@ which imports rich's markdown and syntax modules); the ratio is arbitre's median
 bare ``import typer, rich``. The kernels are chosen as by default (``ARBITRE_JIT`` unset):
 the demo runs them interpreted.
 
-Usage: ``python bench/bench_startup.py [-n 9] [--arbitre PATH]``. The default command is
+Usage: ``python bench/bench_startup.py [-n 9] [--arbitre PATH] [--keep-dont-write-bytecode]``
+(the last keeps ``PYTHONDONTWRITEBYTECODE``: the project's files are then compiled at
+every start unless their byte code was written before). CPU times (user + system) are
+printed beside the wall times: steadier on a loaded machine. The default command is
 the ``arbitre`` script next to this interpreter (a pyenv shim adds its own ~0.1-0.3 s),
 else ``python -m arbitre``.
 """
@@ -49,32 +52,43 @@ def arbitre_command(given: str | None) -> list[str]:
     return [sys.executable, "-m", "arbitre"]
 
 
-def timed(cmd: list[str], n: int, env: dict[str, str]) -> list[float]:
-    """Wall times of ``n`` runs of ``cmd`` (after one warm-up run); a failure stops."""
+def timed(cmd: list[str], n: int, env: dict[str, str]) -> tuple[list[float], list[float]]:
+    """Wall times and CPU times (user + system, of the process and its children) of
+    ``n`` runs of ``cmd`` (after one warm-up run); a failure stops. On a loaded machine
+    the CPU time is the steadier of the two."""
 
-    def once() -> float:
+    def once() -> tuple[float, float]:
         t0 = time.perf_counter()
-        done = subprocess.run(
-            cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, check=False
-        )
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(proc.pid, 0)
         elapsed = time.perf_counter() - t0
-        if done.returncode != 0:
-            raise SystemExit(f"{' '.join(cmd)}: exit {done.returncode}\n{done.stderr.decode()}")
-        return elapsed
+        code = os.waitstatus_to_exitcode(status)
+        if code != 0:
+            raise SystemExit(f"{' '.join(cmd)}: exit {code}")
+        return elapsed, usage.ru_utime + usage.ru_stime
 
     once()
-    return [once() for _ in range(n)]
+    runs = [once() for _ in range(n)]
+    return [w for w, _ in runs], [c for _, c in runs]
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=9, help="Runs of each command (default 9).")
     parser.add_argument("--arbitre", help="The arbitre command to time (default: see above).")
+    parser.add_argument(
+        "--keep-dont-write-bytecode",
+        action="store_true",
+        help="Keep PYTHONDONTWRITEBYTECODE if set (default: unset it, as a normal install "
+        "writes byte code: the warm-up runs write it).",
+    )
     args = parser.parse_args()
-    # a warm start reads byte code: let the warm-up runs write it (PYTHONDONTWRITEBYTECODE)
-    env = {
-        k: v for k, v in os.environ.items() if k not in ("ARBITRE_JIT", "PYTHONDONTWRITEBYTECODE")
-    }
+    drop = (
+        ("ARBITRE_JIT",)
+        if args.keep_dont_write_bytecode
+        else ("ARBITRE_JIT", "PYTHONDONTWRITEBYTECODE")
+    )
+    env = {k: v for k, v in os.environ.items() if k not in drop}
     env.update({"LC_ALL": "C", "LANG": "C"})
     arbitre = arbitre_command(args.arbitre)
     py = sys.executable
@@ -86,25 +100,32 @@ def main() -> None:
         ("arbitre --version", [*arbitre, "--version"]),
         ("arbitre los --help", [*arbitre, "los", "--help"]),
         ("arbitre los demo -q", [*arbitre, "los", str(DEMO), "-q"]),
+        ("python3 -m arbitre --help", [py, "-m", "arbitre", "--help"]),
+        ("python3 -m arbitre los demo -q", [py, "-m", "arbitre", "los", str(DEMO), "-q"]),
     ]
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     print(f"arbitre command: {' '.join(arbitre)}; {args.n} runs each")
+    print(f"PYTHONDONTWRITEBYTECODE: {env.get('PYTHONDONTWRITEBYTECODE', '(unset)')}")
     print(f"load average before: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
     medians: dict[str, float] = {}
-    print(f"{'command':34} {'median':>8} {'min':>8}")
+    cpus: dict[str, float] = {}
+    print(f"{'command':34} {'median':>8} {'min':>8} {'cpu':>8}")
     for name, cmd in runs:
-        times = timed(cmd, args.n, env)
-        medians[name] = statistics.median(times)
-        print(f"{name:34} {medians[name]:8.3f} {min(times):8.3f}  s")
-    bare = medians["python3 -c 'import typer, rich'"]
-    print("ratio to the bare `import typer, rich` (medians):")
+        walls, cpu = timed(cmd, args.n, env)
+        medians[name], cpus[name] = statistics.median(walls), statistics.median(cpu)
+        print(f"{name:34} {medians[name]:8.3f} {min(walls):8.3f} {cpus[name]:8.3f}  s")
+    bare = "python3 -c 'import typer, rich'"
+    print("ratio to the bare `import typer, rich` (medians: wall, cpu):")
     for name in (
+        "bare typer app --help",
         "arbitre --help",
         "arbitre --version",
         "arbitre los --help",
         "arbitre los demo -q",
+        "python3 -m arbitre --help",
+        "python3 -m arbitre los demo -q",
     ):
-        print(f"  {name:32} {medians[name] / bare:5.2f}")
+        print(f"  {name:32} {medians[name] / medians[bare]:5.2f} {cpus[name] / cpus[bare]:5.2f}")
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
 

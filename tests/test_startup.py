@@ -9,6 +9,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import arbitre
 
@@ -52,6 +53,7 @@ NOT_FOR_LOS = (
     "arbitre.cone_sweep",
     "arbitre.faces.web",
     "arbitre.faces.svg",
+    "arbitre.sanity",  # its warnings are not printed: -q
 )
 
 
@@ -126,3 +128,257 @@ def test_help_text() -> None:
         assert done.returncode == 0, done.stderr
         assert words in done.stdout
         assert "Usage:" in done.stdout
+
+
+# -- tables measured once (issue 16): the same print as rich measuring every cell ---------
+
+
+def _reference_grid(console: Any, cols: Any, rows: Any) -> str:
+    """:func:`print_grid` as it was: rich measures every cell at each try and at the
+    print (the oracle of the widths measured once)."""
+    from rich import box
+    from rich.measure import Measurement
+    from rich.table import Table as RichTable
+
+    from arbitre.faces.cli import grid
+
+    shorts = any(c.short for c in cols)
+    for short, gap in ((False, 2), (True, 2), (True, 1)) if shorts else ((False, 2), (False, 1)):
+        table = RichTable(
+            box=box.SIMPLE_HEAD, padding=(0, gap - 1, 0, 0), pad_edge=False, show_edge=False
+        )
+        for c in cols:
+            table.add_column(
+                c.short if short and c.short else c.header,
+                justify="right" if c.right else "left",
+                no_wrap=True,
+                overflow="fold",
+            )
+        for row in rows:
+            table.add_row(*row)
+        wide = console.options.update(width=10**6)
+        if Measurement.get(console, wide, table).maximum <= console.width:
+            console.print(table)
+            if short:
+                legend = [f"{c.short}: {c.meaning or c.header}" for c in cols if c.short]
+                grid._packed(console, legend, console.width, indent="", sep="; ", style="dim")
+            return "short" if short else "full"
+    return "stacked"
+
+
+CELLS = (
+    "",
+    " ",
+    "a",
+    "militia-1",
+    "2/3",
+    "[green]yes[/]",
+    "[red]no[/] !",
+    "+3",
+    "86%",
+    "\u4e2d\u6587",
+    "\u00e9t\u00e9",
+    ":smile:",
+    "\\[x]",
+    "x y z",
+    "two\nlines",
+    "[bold]F6 chapel[/]",
+    "a-rather-long-value-of-thirty-one",
+)
+
+
+def test_grid_widths_measured_once_print_as_rich_measures() -> None:
+    """Seeded random tables (markup, wide characters, emoji codes, empty cells, newlines)
+    at random console widths, on a colour terminal: the same layout and the same styled
+    text as when rich measures every cell."""
+    import random
+
+    from rich.console import Console
+
+    from arbitre.faces.cli.grid import Col, print_grid
+
+    rng = random.Random(16)
+    layouts = set()
+    for _ in range(300):
+        n = rng.randint(1, 6)
+        cols = [
+            Col(
+                rng.choice(CELLS[1:]),
+                short=rng.choice(("", "s", "\u00e9")) if rng.random() < 0.5 else "",
+                right=rng.random() < 0.3,
+            )
+            for _ in range(n)
+        ]
+        rows = [[rng.choice(CELLS) for _ in range(n)] for _ in range(rng.randint(0, 6))]
+        width = rng.randint(8, 90)
+        got, want = (
+            Console(
+                width=width,
+                file=open(os.devnull, "w"),  # noqa: SIM115
+                record=True,
+                highlight=False,
+                force_terminal=True,
+                color_system="truecolor",
+            )
+            for _ in range(2)
+        )
+        layout = print_grid(got, cols, rows)
+        assert _reference_grid(want, cols, rows) == layout, (cols, rows, width)
+        layouts.add(layout)
+        if layout != "stacked":  # the stacked layout prints no table: unchanged
+            assert got.export_text(styles=True) == want.export_text(styles=True), (
+                cols,
+                rows,
+                width,
+            )
+    assert layouts == {"full", "short", "stacked"}
+
+
+#: What typer's help module imports and no help uses (its markdown mode, its tracebacks).
+NOT_FOR_HELP = ("rich.markdown", "rich.syntax", "rich.traceback", "markdown_it", "pygments")
+
+
+def test_help_loads_no_markdown_nor_traceback() -> None:
+    code = (
+        "from arbitre.faces.cli import main\n"
+        "for args in (['--help'], ['los', '--help'], ['--lang', 'fr', 'breath', '--help']):\n"
+        "    assert main(args) == 0, args\n"
+    )
+    assert _loaded(code, NOT_FOR_HELP) == []
+
+
+def _help(args: list[str], first: str) -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", f"{first}\nfrom arbitre.faces.cli import run\nrun()", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**ENV, "FORCE_COLOR": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_help_same_as_with_typer_help_module_whole() -> None:
+    """The help printed (in colour, both languages) is the same whether typer's help
+    module was imported whole beforehand or by :func:`light_rich_utils`."""
+    for args in (["--help"], ["los", "--help"], ["--lang", "fr", "--help"], ["map", "--help"]):
+        light = _help(args, "")
+        assert "\x1b[" in light and "help" in light
+        assert light == _help(args, "import typer.rich_utils"), args
+
+
+def test_help_module_stand_ins_hand_over() -> None:
+    """The stand-ins left in typer's help module are the real classes when used."""
+    code = (
+        "from arbitre.faces.cli.common import light_rich_utils\n"
+        "light_rich_utils()\n"
+        "import sys\n"
+        "from typer import rich_utils\n"
+        "assert 'rich.markdown' not in sys.modules\n"
+        "text = rich_utils._make_rich_text(text='**x**', style='', markup_mode='markdown')\n"
+        "import rich.markdown, rich.traceback\n"
+        "assert type(text) is rich.markdown.Markdown\n"
+        "try:\n"
+        "    raise ValueError('x')\n"
+        "except ValueError as exc:\n"
+        "    tb = rich_utils.Traceback.from_exception(type(exc), exc, exc.__traceback__)\n"
+        "assert type(tb) is rich.traceback.Traceback\n"
+    )
+    assert _loaded(code, ()) == []
+
+
+# -- the command tree built for what runs -----------------------------------------------
+
+
+def test_invoked_command_read_after_the_root_options() -> None:
+    from arbitre.faces.cli.common import invoked
+
+    for args, want in (
+        ([], (True, None)),
+        (["--help"], (True, None)),
+        (["--version"], (True, None)),
+        (["--lang", "fr", "--help"], (True, None)),
+        (["--lang=fr", "--debug", "los", "--help"], (True, "los")),
+        (["--lang", "fr", "los", "f.yaml"], (True, "los")),
+        (["los", "--lang", "xx"], (True, "los")),
+        (["lso"], (True, "lso")),
+        (["--lang"], (False, None)),
+        (["--lang", "--help"], (False, None)),
+        (["--lang="], (False, None)),
+        (["--", "los"], (False, None)),
+        (["--bogus", "los"], (False, None)),
+        (["-h"], (False, None)),
+    ):
+        assert invoked(args) == want, args
+
+
+def test_only_the_command_run_is_built() -> None:
+    """``los`` reads the parameters of ``los`` alone; ``--help`` lists every command
+    without reading any command's parameters."""
+    code = (
+        "from arbitre.faces.cli import app, main\n"
+        "import io, contextlib\n"
+        "def built():\n"
+        "    return sorted(i.name for i in app.registered_commands if i._callback)\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    assert main(['--help']) == 0\n"
+        "assert built() == [], built()\n"
+        f"assert main(['los', {DEMO!r}, '-q']) == 0\n"
+        "assert built() == ['los'], built()\n"
+    )
+    assert _loaded(code, ()) == []
+
+
+def _printed(code: str) -> tuple[str, str]:
+    done = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**ENV, "FORCE_COLOR": "1"},
+    )
+    return done.stdout, done.stderr
+
+
+def test_help_and_errors_same_as_the_whole_tree() -> None:
+    """What the tree built for the arguments prints is what the whole tree prints: the
+    group's help (listing every command), a command's help, the version, usage errors."""
+    for args in (
+        ["--help"],
+        ["--lang", "fr", "--help"],
+        ["los", "--help"],
+        ["--lang=fr", "breath", "--help"],
+        ["--version"],
+        ["lso"],
+        ["los", "--bogus"],
+        ["--lang", "fr"],
+    ):
+        head = "import arbitre.faces.cli as cli\n"
+        whole = head + f"cli.pruned = lambda app, args: app\ncli._main({args!r})\n"
+        lone = head + f"cli._main({args!r})\n"
+        out, err = _printed(lone)
+        assert out or err, args
+        assert (out, err) == _printed(whole), args
+
+
+def test_version_alone_loads_no_command_line() -> None:
+    """``arbitre --version`` prints what the command line's ``--version`` prints, without
+    loading typer, rich or the commands."""
+    code = (
+        "import sys\n"
+        "sys.argv = ['arbitre', '--version']\n"
+        "from arbitre.cli import run\n"
+        "try:\n"
+        "    run()\n"
+        "except SystemExit as exc:\n"
+        "    assert exc.code == 0, exc.code\n"
+    )
+    assert _loaded(code, ("typer", "rich", "click", "arbitre.faces")) == []
+    fast, _ = _printed(
+        "import sys\nsys.argv[1:] = ['--version']\nfrom arbitre.cli import run\nrun()"
+    )
+    whole, _ = _printed("from arbitre.faces.cli import main\nmain(['--version'])")
+    assert fast == whole and fast.startswith("arbitre ")

@@ -16,9 +16,10 @@ from typing import Annotated
 import typer
 
 from arbitre import progress
+from arbitre.cli import arbitre_version
 from arbitre.errors import ArbitreError
 from arbitre.faces.cli import breath, darkage, imports, maps, mordheim, places, serve, table
-from arbitre.faces.cli.common import Command, Group, RootLangOpt, start_language
+from arbitre.faces.cli.common import Command, Group, RootLangOpt, pruned, start_language
 from arbitre.i18n import N_, T_, Count
 
 app = typer.Typer(
@@ -35,16 +36,6 @@ for _module in (table, mordheim, breath, darkage, places, serve, imports, maps):
 for _info in app.registered_commands:  # every command's help without type placeholders
     if _info.cls is None or not issubclass(_info.cls, Command):
         _info.cls = Command
-
-
-def arbitre_version() -> str:
-    """The installed package's version."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("arbitre")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        return "unknown"
 
 
 def _show_version(value: bool) -> None:
@@ -106,7 +97,7 @@ def _main(args: list[str]) -> int:
     try:
         start_language(args=args)
         with progress.shown(_on_terminal()):  # bars for a person, on stderr only
-            app(args=args, standalone_mode=False)
+            pruned(app, args)(args=args, standalone_mode=False)  # built: what runs
     except ArbitreError as exc:
         print(T_("arbitre: {message}", message=_bounded(str(exc))), file=sys.stderr)
         return 2

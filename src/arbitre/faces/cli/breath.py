@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import itertools
 import re
-import secrets
-from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, TypeAlias
 
@@ -42,6 +40,8 @@ from arbitre.i18n import N_, T_, TN_, Num, _, join
 from arbitre.vocabulary import test_words
 
 if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
+    from fractions import Fraction
+
     from arbitre.dice import Distribution
     from arbitre.rules import Answer
     from arbitre.table import Unit
@@ -69,6 +69,8 @@ def _pct(p: Fraction) -> str:
 
 
 def _num(x: Fraction) -> str:
+    from fractions import Fraction
+
     if 0 < x < Fraction(1, 100):
         return "<" + Num(0.01, ".2f").render()
     return Num(float(x), ".2f").render()
@@ -482,6 +484,8 @@ def breath(
     if svg is not None:
         check_picture(svg)
     if roll and seed is None:
+        import secrets  # not for --help: it loads OpenSSL's hashes
+
         seed = secrets.randbelow(2**32)
     table, answer = _ask(
         file,

@@ -9,7 +9,9 @@ rich markup.
 
 from __future__ import annotations
 
+import copy
 import functools
+import importlib
 import inspect
 import json
 import os
@@ -18,6 +20,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import types
 import typing
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -25,9 +28,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+import typer.main
 from rich.console import Console
 from rich.markup import escape
 from typer.core import TyperArgument, TyperCommand, TyperGroup
+from typer.models import CommandInfo
 
 from arbitre import i18n
 from arbitre.constants import MAX_BYTES as MAX_BYTES
@@ -162,11 +167,12 @@ QuietOpt = Annotated[
 def warn(subject: object, quiet: bool) -> None:
     """The table's warnings (:mod:`arbitre.sanity`), one line each on stderr, unless
     ``quiet``: they head a command's output and never go to stdout or into JSON."""
-    from arbitre import sanity
     from arbitre.table import Table
 
     if quiet or not isinstance(subject, Table):
         return
+    from arbitre import sanity  # read only when its warnings are printed
+
     for caution in sanity.warnings(subject):
         print(T_("arbitre: warning: {caution}", caution=caution), file=sys.stderr)
 
@@ -495,6 +501,55 @@ def _help_spoken(cmd: Any, ctx: Any) -> Iterator[None]:
             setattr(obj, attr, value)
 
 
+#: What typer's help module imports and the help never uses, by module: ``Markdown``
+#: (typer's ``markdown`` markup mode; arbitre's is ``rich``) and ``Traceback`` (typer's
+#: pretty exceptions, turned off). With them rich's markdown, syntax and traceback
+#: modules, and markdown-it and pygments, would be read for every ``--help``.
+_UNUSED_BY_HELP = (("rich.markdown", "Markdown"), ("rich.traceback", "Traceback"))
+
+
+class _Deferred(type):
+    """The class of a stand-in for ``where.name`` (a class of another module): calling
+    it or reading an attribute of it imports the real one and hands over to it."""
+
+    where: str
+
+    def _real(cls) -> Any:
+        return getattr(importlib.import_module(cls.where), cls.__name__)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        return cls._real()(*args, **kwargs)
+
+    def __getattr__(cls, name: str) -> Any:
+        return getattr(cls._real(), name)
+
+
+def light_rich_utils() -> None:
+    """Import typer's help module (``typer.rich_utils``) without the modules it imports
+    and the help never uses (:data:`_UNUSED_BY_HELP`): while it is imported they stand
+    as modules holding a :class:`_Deferred` stand-in, then leave ``sys.modules``, so the
+    real ones load whenever something asks for them. Any surprise (another typer) and it
+    is imported as it is."""
+    if "typer.rich_utils" in sys.modules:
+        return
+    stubs: dict[str, types.ModuleType] = {}
+    for where, name in _UNUSED_BY_HELP:
+        if where not in sys.modules:
+            stub = types.ModuleType(where)
+            setattr(stub, name, _Deferred(name, (), {"where": where}))
+            stubs[where] = stub
+    sys.modules.update(stubs)
+    try:
+        importlib.import_module("typer.rich_utils")
+    except Exception:
+        sys.modules.pop("typer.rich_utils", None)
+    finally:
+        for where, stub in stubs.items():
+            if sys.modules.get(where) is stub:
+                del sys.modules[where]
+    importlib.import_module("typer.rich_utils")
+
+
 def _usage(cmd: Any, ctx: Any, formatter: Any) -> None:
     """The usage line, its head in the language spoken."""
     pieces = " ".join(cmd.collect_usage_pieces(ctx))
@@ -509,6 +564,7 @@ class _Spoken:
         return _plain(super().get_params(ctx))  # type: ignore[misc]
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
+        light_rich_utils()
         with _help_spoken(self, ctx):
             super().format_help(ctx, formatter)  # type: ignore[misc]
 
@@ -536,5 +592,78 @@ def command(
     name: str | None = None,
 ) -> None:
     """Add ``fn`` to ``app`` as a command in help panel ``panel``; ``help`` is its help,
-    a message id (marked with ``N_``) worded as its docstring's."""
-    app.command(name, cls=Command, rich_help_panel=panel, help=help)(with_lang(fn))
+    a message id (marked with ``N_``) worded as its docstring's. Its parameters are read
+    when the command is first built (:class:`LazyCommandInfo`)."""
+    app.command(name, cls=Command, rich_help_panel=panel, help=help)(fn)
+    app.registered_commands.append(LazyCommandInfo(fn, app.registered_commands.pop()))
+
+
+class LazyCommandInfo(CommandInfo):
+    """A command of ``arbitre`` as typer registered it (``info``), named, its
+    ``callback`` (``fn`` taking ``--lang`` too: :func:`with_lang`, which reads every
+    parameter's annotation) made when first asked for: by building the command that
+    runs, not at import."""
+
+    def __init__(self, fn: Callable[..., Any], info: CommandInfo) -> None:
+        super().__init__()
+        vars(self).update((k, v) for k, v in vars(info).items() if k != "callback")
+        self.name = info.name or typer.main.get_command_name(fn.__name__)
+        self._fn = fn
+        self._callback: Callable[..., Any] | None = None
+
+    @property
+    def callback(self) -> Callable[..., Any]:
+        if self._callback is None:
+            self._callback = with_lang(self._fn)
+        return self._callback
+
+    @callback.setter
+    def callback(self, value: Callable[..., Any] | None) -> None:
+        self._callback = value
+
+
+def _listed_only() -> None:
+    """The callback of a command built only to be listed in the help of ``arbitre``."""
+
+
+#: The options of ``arbitre`` itself: flags, and ``--lang`` with its value.
+_ROOT_FLAGS = frozenset({"--version", "--debug", "--help"})
+
+
+def invoked(args: Sequence[str]) -> tuple[bool, str | None]:
+    """Whether ``args`` surely name the command run, and which: the first word after the
+    options of ``arbitre`` itself (``None`` when there is none: only those options, the
+    group's help or version). Anything else (another option, ``--``) is unsure."""
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if arg in _ROOT_FLAGS or (arg.startswith("--lang=") and len(arg) > len("--lang=")):
+            i += 1
+        elif arg == "--lang" and i + 1 < len(args) and not args[i + 1].startswith("-"):
+            i += 2
+        elif arg.startswith("-"):
+            return False, None
+        else:
+            return True, arg
+    return True, None
+
+
+def pruned(app: typer.Typer, args: Sequence[str]) -> typer.Typer:
+    """``app`` with only what running ``args`` builds: the one command they name, or,
+    when they name none, every command without its parameters (to be listed in the
+    help). Unsure (:func:`invoked`), an unknown name, or a command not named: ``app``."""
+    sure, name = invoked(args)
+    infos = app.registered_commands
+    if not sure or any(info.name is None for info in infos):
+        return app
+    if name is None:
+        kept = [copy.copy(info) for info in infos]
+        for info in kept:
+            info.callback = _listed_only
+    else:
+        kept = [info for info in infos if info.name == name]
+        if len(kept) != 1:
+            return app
+    lone = copy.copy(app)
+    lone.registered_commands = kept
+    return lone

@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich import box
-from rich.console import Console
+from rich.console import Console, ConsoleOptions
 from rich.measure import Measurement
 from rich.table import Table as RichTable
 from rich.text import Text
@@ -59,10 +59,13 @@ def print_grid(
         console.print(f"[bold]{title}[/]")
     width = console.width
     shorts = any(c.short for c in cols)
+    wide = console.options.update(width=10**6)
+    contents = _content_widths(console, wide, len(cols), rows)
     for short, gap in ((False, 2), (True, 2), (True, 1)) if shorts else ((False, 2), (False, 1)):
-        grid = _table(cols, rows, short=short, gap=gap)
-        if _natural(console, grid) <= width:
-            console.print(grid)
+        heads = [c.short if short and c.short else c.header for c in cols]
+        widths = [max(_measure(console, wide, h), w) for h, w in zip(heads, contents, strict=True)]
+        if _natural(widths, gap) <= width:
+            console.print(_table(cols, rows, short=short, gap=gap, widths=widths))
             if short:
                 legend = [
                     str(T_("{short}: {meaning}", short=c.short, meaning=c.meaning or c.header))
@@ -85,26 +88,55 @@ def print_grid(
 
 
 def _table(
-    cols: Sequence[Col], rows: Sequence[Sequence[str]], *, short: bool, gap: int
+    cols: Sequence[Col],
+    rows: Sequence[Sequence[str]],
+    *,
+    short: bool,
+    gap: int,
+    widths: Sequence[int],
 ) -> RichTable:
+    """The rich table of ``rows``, each column as wide as ``widths`` says (its widest
+    cell, measured once by :func:`_content_widths`: rich would measure every cell again
+    at each try and at the print)."""
     grid = RichTable(
         box=box.SIMPLE_HEAD, padding=(0, gap - 1, 0, 0), pad_edge=False, show_edge=False
     )
-    for c in cols:
+    for c, w in zip(cols, widths, strict=True):
         grid.add_column(
             c.short if short and c.short else c.header,
             justify="right" if c.right else "left",
             no_wrap=True,
             overflow="fold",
+            width=w,
         )
     for row in rows:
         grid.add_row(*row)
     return grid
 
 
-def _natural(console: Console, grid: RichTable) -> int:
-    """The width ``grid`` takes with every cell on one line."""
-    return Measurement.get(console, console.options.update(width=10**6), grid).maximum
+def _measure(console: Console, wide: ConsoleOptions, cell: str) -> int:
+    """The width rich gives the markup ``cell`` in a table column without a limit (its
+    widest line)."""
+    return Measurement.get(console, wide, cell).maximum
+
+
+def _content_widths(
+    console: Console, wide: ConsoleOptions, n: int, rows: Sequence[Sequence[str]]
+) -> list[int]:
+    """The width of each of the ``n`` columns' widest cell in ``rows`` (0 for none)."""
+    widths = [0] * n
+    for row in rows:
+        for i, cell in enumerate(row):
+            widths[i] = max(widths[i], _measure(console, wide, cell))
+    return widths
+
+
+def _natural(widths: Sequence[int], gap: int) -> int:
+    """The width a table of columns ``widths`` wide takes, as rich measures it: each
+    column and its right padding (``gap - 1``, none after the last), a rule between
+    columns (``SIMPLE_HEAD`` without edges)."""
+    n = len(widths)
+    return sum(widths) + (gap - 1) * max(n - 1, 0) + max(n - 1, 0)
 
 
 def _packed(

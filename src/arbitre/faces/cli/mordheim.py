@@ -8,7 +8,6 @@ print as one line with exit code 2.
 
 from __future__ import annotations
 
-from fractions import Fraction
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -37,6 +36,8 @@ from arbitre.i18n import N_, T_, Num, Text, _, current, number, unit_name
 from arbitre.vocabulary import test_words
 
 if TYPE_CHECKING:  # the engine is imported when a command runs, not for --help
+    from fractions import Fraction
+
     from arbitre.rules import Answer
     from arbitre.rules.ruling import Margin
     from arbitre.table import Unit
