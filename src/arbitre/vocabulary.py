@@ -88,6 +88,7 @@ MARGIN_WORDS: dict[str, str] = {
     "order": N_("order"),
     "closest": N_("closest"),
     "clear line past": N_("clear line past"),
+    "clear line": N_("clear line"),
     "closed window": N_("closed window"),
     "window": N_("window"),
 }

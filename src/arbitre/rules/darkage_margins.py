@@ -205,7 +205,10 @@ def los_margins(
     out = []
     for i in range(n):
         mm = 0.0 if lo[i] < 0 else LEVELS[int(lo[i])]
-        test = ("clear line past " if visible[i] else "closed window ") + " ".join(names[i])
+        if visible[i]:
+            test = "clear line past " + " ".join(names[i]) if names[i] else "clear line"
+        else:
+            test = "closed window " + " ".join(names[i])
         out.append(Margin(mm, test.strip(), mm < close_call))
     return out
 
