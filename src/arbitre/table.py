@@ -6,6 +6,7 @@ whatever the scenario's unit; :class:`Unit` converts back for reports.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import numbers
 import reprlib
@@ -114,10 +115,23 @@ class Model:
     status: frozenset[str] = frozenset()
     engaged: tuple[str, ...] = ()
     weapons: tuple[Weapon, ...] = ()
+    _hash: int = field(default=0, init=False, compare=False, hash=False, repr=False)
+
+    def __hash__(self) -> int:
+        """The fields' hash, computed once: every table made by moving one model (a drag
+        on the page, a margin's copy) hashes all the others again."""
+        if not self._hash:
+            fields = (getattr(self, name) for name in _MODEL_FIELDS)
+            object.__setattr__(self, "_hash", hash(tuple(fields)) or 1)
+        return self._hash
 
     def stat(self, name: str, default: float | None = None) -> float | None:
         """The named stat (``bs``, ``tir``...), or ``default``."""
         return dict(self.stats).get(name, default)
+
+
+#: The fields a model's equality compares, which its hash reads.
+_MODEL_FIELDS = tuple(f.name for f in dataclasses.fields(Model) if f.compare)
 
 
 @dataclass(frozen=True, slots=True)
