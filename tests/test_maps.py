@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 from pathlib import Path
@@ -11,6 +12,7 @@ import networkx as nx
 import numpy as np
 import pytest
 import shapely
+from maps_oracle import margins_off
 
 import arbitre
 from arbitre import maps
@@ -49,11 +51,13 @@ def _overlaps(m: maps.SightMap, x: float, y: float) -> bool:
     )
 
 
-def _asked(m: maps.SightMap, x: float, y: float) -> dict[str, int]:
-    """The same point ruled by the ``los`` question, the model moved there."""
+def _asked(m: maps.SightMap, x: float, y: float, *, margins: bool = False) -> dict[str, int]:
+    """The same point ruled by the ``los`` question, the model moved there (Mordheim's
+    G8 margins, no part of the decision, not measured unless ``margins``)."""
     moved = m.table.moved(m.model, Point(x, y))
     pairs = tuple((a, m.model) for a in m.shooters)
-    answer = arbitre.ask(moved, "los", rules=m.rules, pairs=pairs)
+    with contextlib.nullcontext() if margins else margins_off(m.rules):
+        answer = arbitre.ask(moved, "los", rules=m.rules, pairs=pairs)
     return {r.shooter: int(r.cover) for r in answer.rulings if r.visible}
 
 
@@ -69,7 +73,10 @@ def _agree(rules: str, seeds: range, points: int) -> int:
             label = _label(m, float(x), float(y))
             if label is None or _overlaps(m, float(x), float(y)):
                 continue
-            assert label == _asked(m, float(x), float(y)), (seed, x, y)
+            got = _asked(m, float(x), float(y))
+            assert label == got, (seed, x, y)
+            if checked % 10 == 0:  # margins on: the same decisions
+                assert _asked(m, float(x), float(y), margins=True) == got, (seed, x, y)
             checked += 1
     return checked
 
