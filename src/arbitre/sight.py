@@ -20,6 +20,7 @@ are the real pieces, and a line stopped by a bridge is reported as stopped by it
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -148,9 +149,12 @@ def build_index(
 
     The terrain's packing and the bridges among terrain pieces are built once per
     terrain (:func:`_terrain_packing`): a table whose models moved packs only its bases
-    and their bridges."""
+    and their bridges. A variant (``solid`` or ``openings``) built after the table's
+    plain index at the same ``erode`` keeps the plain bridges with the bases of every
+    piece but the walls it names, and measures only those again (:func:`_reuse_bridges`:
+    the same bridges, in the same order, as a fresh build)."""
     tolerance = table.contact_tolerance + erode
-    tp = _terrain_packing(table.terrain, solid, openings, erode, tolerance)
+    tp = _packing_of(table.terrain, solid, openings, erode, tolerance)
     xyr = _xyr(table)
     n = len(xyr)
     radii = np.maximum(xyr[:, 2] - erode, 0.0)
@@ -166,7 +170,16 @@ def build_index(
         np.vstack([tp.bbox, boxes]),
     )
     shapes: list[BaseGeometry | None] = [*tp.shapes, *([None] * n)]
-    ends, segs = _bridges(disc, shapes, tolerance, known=tp)
+    variant = _variant_pieces(table, solid, openings)
+    key = (table, float(erode))
+    base = _BASE_BRIDGES.get(key) if variant else None
+    if base is None:
+        found, lines = _new_bridges(disc, shapes, tolerance, tp)
+        if not variant:
+            _remember_base(key, found, lines)
+    else:  # F5/F6: only the opened walls' contacts with the bases are measured again
+        found, lines = _reuse_bridges(base, disc, shapes, tolerance, tp, variant)
+    ends, segs = _merge_bridges(tp, found, lines)
     return SightIndex(
         ids=(*tp.ids, *(m.id for m in table.models)),
         n_terrain=len(table.terrain),
@@ -199,6 +212,35 @@ class _TerrainPacking:
     valid: tuple[BaseGeometry | None, ...]
     ends: np.ndarray
     segs: np.ndarray
+
+
+#: Guards the two small stores below (the page may rule from more than one thread).
+_STORES = threading.Lock()
+
+#: :func:`_terrain_packing` by the terrain tuple's identity (hashing 45 pieces costs
+#: more than a small build's bridges): key -> (the terrain itself, its packing).
+_BY_IDENTITY: dict[tuple[object, ...], tuple[tuple[Terrain, ...], _TerrainPacking]] = {}
+
+
+def _packing_of(
+    terrain: tuple[Terrain, ...],
+    solid: frozenset[str],
+    openings: frozenset[tuple[str, int]],
+    erode: float,
+    tolerance: float,
+) -> _TerrainPacking:
+    """:func:`_terrain_packing`, first looked up by the terrain's identity (the tables
+    a ruleset copies keep their terrain tuple), the tuple kept alive with its entry."""
+    key = (id(terrain), solid, openings, erode, tolerance)
+    hit = _BY_IDENTITY.get(key)
+    if hit is not None and hit[0] is terrain:
+        return hit[1]
+    tp = _terrain_packing(terrain, solid, openings, erode, tolerance)
+    with _STORES:
+        _BY_IDENTITY[key] = (terrain, tp)
+        while len(_BY_IDENTITY) > 64:
+            del _BY_IDENTITY[next(iter(_BY_IDENTITY))]
+    return tp
 
 
 @lru_cache(maxsize=64)
@@ -335,6 +377,21 @@ def _bridges(
     and are not measured again (the other pieces are then all discs)."""
     if len(shapes) < 2:
         return np.zeros((0, 2), np.int64), np.zeros((0, 4))
+    if known is None:
+        return _new_bridges(disc, shapes, tolerance, None)
+    return _merge_bridges(known, *_new_bridges(disc, shapes, tolerance, known))
+
+
+def _new_bridges(
+    disc: np.ndarray,
+    shapes: Sequence[BaseGeometry | None],
+    tolerance: float,
+    known: _TerrainPacking | None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_bridges` without the known ones: the pairs that involve a piece past
+    ``known`` (all pairs when None), in order of ``k`` then ``j``, and their segments."""
+    if len(shapes) < 2:
+        return np.zeros((0, 2), np.int64), np.zeros((0, 4))
     first = 0 if known is None else len(known.ids)
     geoms: list[BaseGeometry | None] = [*(known.valid if known is not None else ())]
     geoms += [
@@ -353,11 +410,92 @@ def _bridges(
             segs.append(seg)
     found = np.asarray(ends, np.int64).reshape(-1, 2)
     lines = np.asarray(segs, np.float64).reshape(-1, 4)
-    if known is None or not len(known.ends):
+    return found, lines
+
+
+def _merge_bridges(
+    known: _TerrainPacking, found: np.ndarray, lines: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The terrain's own bridges and ``found`` (pairs with a base) in one list, in order
+    of ``k`` then ``j``, each pair's segments in the order they were found."""
+    if not len(known.ends):
         return found, lines
     both = np.vstack([known.ends, found])
     order = np.lexsort((both[:, 1], both[:, 0]))  # stable: a pair's segments keep order
     return both[order], np.vstack([known.segs, lines])[order]
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _BaseBridges:
+    """The bridges with a base of a table's plain index (no window opened): a variant
+    of it (F5 openings, F6 solid walls) keeps those of the pieces it does not change."""
+
+    ends: np.ndarray
+    segs: np.ndarray
+
+
+#: The last plain indexes' bridges with a base, by ``(table, erode)`` (most recent last).
+_BASE_BRIDGES: dict[tuple[Table, float], _BaseBridges] = {}
+_BASE_KEEP = 16
+
+
+def _remember_base(key: tuple[Table, float], ends: np.ndarray, segs: np.ndarray) -> None:
+    with _STORES:
+        _BASE_BRIDGES.pop(key, None)
+        _BASE_BRIDGES[key] = _BaseBridges(ends, segs)
+        while len(_BASE_BRIDGES) > _BASE_KEEP:
+            del _BASE_BRIDGES[next(iter(_BASE_BRIDGES))]
+
+
+def _variant_pieces(
+    table: Table, solid: frozenset[str], openings: frozenset[tuple[str, int]]
+) -> tuple[int, ...]:
+    """The terrain indices whose footprint ``solid`` or ``openings`` may change: the
+    walls they name (every other piece is packed as in the plain index)."""
+    if not solid and not openings:
+        return ()
+    named = set(solid) | {w for w, _ in openings}
+    return tuple(
+        i
+        for i, p in enumerate(table.terrain)
+        if p.id in named and isinstance(p.footprint, WallFootprint)
+    )
+
+
+def _reuse_bridges(
+    base: _BaseBridges,
+    disc: np.ndarray,
+    shapes: Sequence[BaseGeometry | None],
+    tolerance: float,
+    tp: _TerrainPacking,
+    changed: tuple[int, ...],
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_new_bridges` for an index that differs from the plain one (``base``) only
+    in the ``changed`` terrain pieces: the plain bridges that do not touch them, and
+    those of the changed pieces with the bases measured again (the same broad phase and
+    contact test as a fresh build, so the same bridges in the same order)."""
+    first = len(tp.ids)
+    keep = ~np.isin(base.ends[:, 0], changed)  # a base's partner k < j is never changed
+    reach = tolerance + 10 * _K.EPS
+    within = reach + 1e-3
+    models = disc[first:]
+    ends: list[np.ndarray] = [base.ends[keep]]
+    segs: list[np.ndarray] = [base.segs[keep]]
+    if len(models):
+        centres = shapely.points(models[:, :2])
+        geoms: list[BaseGeometry | None] = [*tp.valid, *([None] * len(models))]
+        for c in changed:
+            g = tp.valid[c]
+            assert g is not None  # a wall
+            gap = np.asarray(shapely.distance(centres, g)) - models[:, 2]
+            for m in np.flatnonzero(gap <= within).tolist():
+                for seg in _contact_segments(disc, shapes, geoms, c, first + m, reach):
+                    ends.append(np.asarray([[c, first + m]], np.int64))
+                    segs.append(np.asarray([seg], np.float64))
+    found = np.vstack(ends).reshape(-1, 2)
+    lines = np.vstack(segs).reshape(-1, 4)
+    order = np.lexsort((found[:, 1], found[:, 0]))  # stable: a pair's segments keep order
+    return found[order], lines[order]
 
 
 def _near_pairs(
@@ -369,40 +507,81 @@ def _near_pairs(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The broad phase of G4: every pair ``k < j`` of pieces whose gap may be at most
     ``within`` (discs ``disc[k]`` where ``geoms[k]`` is None, measured exactly from their
-    centres; polygons through an STRtree), in order of ``k`` then ``j``. ``among``
-    false: the polygons' pairs among themselves are left out (already known)."""
+    centres; a disc and a polygon by GEOS where the disc comes near the polygon's box;
+    two polygons through an STRtree), in order of ``k`` then ``j``. ``among`` false: the
+    polygons' pairs among themselves are left out (already known)."""
     is_disc = np.asarray([g is None for g in geoms], dtype=np.bool_)
     di = np.flatnonzero(is_disc)
     pi = np.flatnonzero(~is_disc)
     found: list[np.ndarray] = []
-    centres = shapely.points(disc[di, :2]) if len(di) else np.zeros(0, dtype=object)
     radii = disc[di, 2]
     rmax = float(radii.max()) if len(di) else 0.0
     if len(di) > 1:  # disc-disc: centre distance less both radii
-        tree = shapely.STRtree(centres)
-        a, b = tree.query(centres, predicate="dwithin", distance=2 * rmax + within)
-        keep = a < b
-        a, b = a[keep], b[keep]
+        a, b = _sweep_pairs(disc[di, 0], 2 * rmax + within)
         gap = np.hypot(*(disc[di[a], :2] - disc[di[b], :2]).T) - radii[a] - radii[b]
         ok = gap <= within
         found.append(np.column_stack([di[a[ok]], di[b[ok]]]))
     if len(pi):
         polys = np.asarray([geoms[int(k)] for k in pi], dtype=np.object_)
-        tree = shapely.STRtree(polys)
         if len(pi) > 1 and among:  # polygon-polygon
+            tree = shapely.STRtree(polys)
             a, b = tree.query(polys, predicate="dwithin", distance=within)
             keep = a < b
             found.append(np.column_stack([pi[a[keep]], pi[b[keep]]]))
         if len(di):  # disc-polygon: the centre's distance less the radius
-            c, q = tree.query(centres, predicate="dwithin", distance=rmax + within)
-            gap = np.asarray(shapely.distance(centres[c], polys[q])) - radii[c]
+            c, q = _box_pairs(disc[di], shapely.bounds(polys), within)
+            centres = shapely.points(disc[di[c], :2])
+            gap = np.asarray(shapely.distance(centres, polys[q])) - radii[c]
             ok = gap <= within
             k, j = di[c[ok]], pi[q[ok]]
             found.append(np.column_stack([np.minimum(k, j), np.maximum(k, j)]))
     if not found:
         return np.zeros(0, np.int64), np.zeros(0, np.int64)
-    pairs = np.unique(np.vstack(found).astype(np.int64), axis=0)
-    return pairs[:, 0], pairs[:, 1]
+    pairs = np.vstack(found).astype(np.int64)
+    key = np.unique(pairs[:, 0] * len(geoms) + pairs[:, 1])  # in order of k then j
+    return key // len(geoms), key % len(geoms)
+
+
+#: Slack of the broad phases below, so that rounding never leaves a pair out (they only
+#: choose the pairs measured; the measure itself decides).
+_SLACK = 1e-6
+
+
+def _sweep_pairs(x: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
+    """Every pair ``a < b`` of points whose abscissas ``x`` differ by at most ``reach``
+    (and a little): a sweep along x, in no particular order (a superset of the pairs of
+    discs whose centres are that near)."""
+    order = np.argsort(x, kind="stable")
+    xs = x[order]
+    hi = np.searchsorted(xs, xs + reach * (1 + _SLACK) + _SLACK, side="right")
+    counts = hi - np.arange(1, len(xs) + 1)
+    first = np.repeat(np.arange(len(xs)), counts)
+    start = np.repeat(np.cumsum(counts) - counts, counts)
+    second = first + 1 + np.arange(int(counts.sum())) - start
+    a, b = order[first], order[second]
+    return np.minimum(a, b), np.maximum(a, b)
+
+
+def _box_pairs(
+    discs: np.ndarray, bounds: np.ndarray, within: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (disc, polygon) whose disc ``(x, y, r)`` comes within ``within`` (and a
+    little) of the polygon's bounding box ``(x0, y0, x1, y1)``: a superset of the pairs
+    of that gap (a polygon is never nearer than its box). Empty polygons have none."""
+    reach = discs[:, 2] + within + _SLACK * (1.0 + within)
+    c_all: list[np.ndarray] = []
+    q_all: list[np.ndarray] = []
+    step = max(1, 1_000_000 // max(len(bounds), 1))
+    for i in range(0, len(discs), step):  # discs x polygons at once, in slices
+        d = discs[i : i + step]
+        r = reach[i : i + step, None]
+        x, y = d[:, 0:1], d[:, 1:2]
+        near = (x >= bounds[None, :, 0] - r) & (x <= bounds[None, :, 2] + r)
+        near &= (y >= bounds[None, :, 1] - r) & (y <= bounds[None, :, 3] + r)
+        c, q = np.nonzero(near)
+        c_all.append(c + i)
+        q_all.append(q)
+    return np.concatenate(c_all), np.concatenate(q_all)
 
 
 def _contact_segments(
@@ -490,6 +669,7 @@ class _SightIndexCache:
 
     def cache_clear(self) -> None:
         _cached_index.cache_clear()
+        _BASE_BRIDGES.clear()
 
 
 #: The cached :func:`build_index` of a table: ``sight_index(table, solid=..., openings=...,
