@@ -76,10 +76,7 @@ def test_d4_sight_is_not_symmetric_somewhere_on_random_tables() -> None:
         base = random_table(seed, models=12, terrain=6, width=400.0)
         rng = np.random.default_rng(seed)
         models = tuple(
-            m.__class__(
-                **{**{f: getattr(m, f) for f in m.__slots__}, "size": sizes[int(rng.integers(4))]}
-            )
-            for m in base.models
+            dataclasses.replace(m, size=sizes[int(rng.integers(4))]) for m in base.models
         )
         table = base.__class__(
             width=base.width, depth=base.depth, terrain=base.terrain, models=models

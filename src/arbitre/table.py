@@ -82,10 +82,23 @@ class Terrain:
     name: str = ""
     height: float | None = None
     building: bool = False
+    _hash: int = field(default=0, init=False, compare=False, hash=False, repr=False)
+
+    def __hash__(self) -> int:
+        """The fields' hash, computed once (a footprint of many corners hashes them all)."""
+        return _cached_hash(self, _TERRAIN_FIELDS)
 
     @property
     def blocks(self) -> bool:
         return self.sight == "blocks"
+
+
+def _cached_hash(value: Terrain | Model, names: tuple[str, ...]) -> int:
+    """The hash of ``value``'s fields ``names``, kept in its ``_hash`` the first time
+    (never 0 once computed)."""
+    if not value._hash:
+        object.__setattr__(value, "_hash", hash(tuple(getattr(value, n) for n in names)) or 1)
+    return value._hash
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,17 +133,15 @@ class Model:
     def __hash__(self) -> int:
         """The fields' hash, computed once: every table made by moving one model (a drag
         on the page, a margin's copy) hashes all the others again."""
-        if not self._hash:
-            fields = (getattr(self, name) for name in _MODEL_FIELDS)
-            object.__setattr__(self, "_hash", hash(tuple(fields)) or 1)
-        return self._hash
+        return _cached_hash(self, _MODEL_FIELDS)
 
     def stat(self, name: str, default: float | None = None) -> float | None:
         """The named stat (``bs``, ``tir``...), or ``default``."""
         return dict(self.stats).get(name, default)
 
 
-#: The fields a model's equality compares, which its hash reads.
+#: The fields equality compares, which the hashes read.
+_TERRAIN_FIELDS = tuple(f.name for f in dataclasses.fields(Terrain) if f.compare)
 _MODEL_FIELDS = tuple(f.name for f in dataclasses.fields(Model) if f.compare)
 
 
