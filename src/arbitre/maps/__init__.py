@@ -25,6 +25,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from arbitre import sight
 from arbitre.errors import RulesError
 from arbitre.geometry import Point
 from arbitre.i18n import T_, TN_, Num, Text, join
@@ -127,6 +128,11 @@ def _mordheim(s: Subject, pitch: float) -> Made:
             "point where a line from the shooter grazes the base, sliding along a side of "
             "the piece, a curve neither straight nor circular",
             pitch=Num(pitch, "g"),
+        )
+    if opened and sight.walls_with_windows(s.table):
+        method = T_(
+            "{method}; M12: a target seen only through windows is in cover (windows: open)",
+            method=method,
         )
     return regs, [], doubt, method
 

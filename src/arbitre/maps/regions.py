@@ -25,7 +25,15 @@ with a given cover, the rest being unseen.
   where a line from the shooter grazes the base) sliding along a side of the piece,
   ``p = q + r n(q)`` for ``q`` on the side and ``n(q)`` the unit normal to ``q - c`` (a
   curve neither straight nor circular). So those points are ruled cell by cell at the
-  cells' centres (:func:`front_hidden`), and ``cover_at`` rules any other point there.
+  cells' centres, and ``cover_at`` rules any other point there, both by the engine's
+  own S2 share (:func:`engine_exposed`: the sight kernel ``los`` runs, rounded as its
+  ruling rounds it), not a second reading of it.
+
+  M12 (windows open, the default): a target seen only through windows is in cover
+  however much of its base shows. Those centres are exact: the region seen with every
+  window open less the region seen with every wall shut but at the windows the shooter
+  touches (its own, G4), which stay open as ``los`` leaves them. With ``windows:
+  closed`` the windows are part of their walls and block.
 
 Each shooter's shadows of every piece are found once (:class:`_Shades`) and selected by
 piece for each question; each is clipped near the table before the union.
@@ -43,7 +51,7 @@ import shapely
 import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
-from arbitre import sight
+from arbitre import backend, sight
 from arbitre.geometry import CircleFootprint, WallFootprint
 from arbitre.maps.pieces import (
     Pieces,
@@ -57,6 +65,7 @@ from arbitre.maps.pieces import (
 )
 from arbitre.maps.shadows import Parts, join, polygon_parts, shadows
 from arbitre.rules.frostgrave_windows import beside_window
+from arbitre.rules.mordheim import sight as mordheim_sight
 from arbitre.table import Table
 
 EMPTY = shapely.Polygon()
@@ -71,6 +80,16 @@ def _robust(op: Callable[..., Any], a: Any, b: Any) -> Any:
         return op(a, b)
     except shapely.errors.GEOSException:
         return op(shapely.make_valid(a), shapely.make_valid(b), grid_size=1e-9)
+
+
+def union_all(shapes: Any) -> Any:
+    """:func:`shapely.union_all`, retried on shapes made valid and a 1e-9 mm grid when
+    GEOS fails (a side location conflict between nearly touching edges)."""
+    try:
+        return shapely.union_all(shapes)
+    except shapely.errors.GEOSException:
+        fixed = shapely.make_valid(np.asarray(shapes, dtype=object))
+        return shapely.union_all(fixed, grid_size=1e-9)
 
 
 def intersection(a: Any, b: Any) -> Any:
@@ -122,7 +141,7 @@ def _union_within(
         return EMPTY
     x0, y0, x1, y1 = where
     c = CLIP_MARGIN
-    return shapely.union_all(shapely.clip_by_rect(polys, x0 - c, y0 - c, x1 + c, y1 + c))
+    return union_all(shapely.clip_by_rect(polys, x0 - c, y0 - c, x1 + c, y1 + c))
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -367,8 +386,7 @@ def _regions(
     for shape, value in classes:
         by.setdefault(value, []).append(shape)
     merged = tuple(
-        (v, shapely.union_all(shapes) if len(shapes) > 1 else shapes[0])
-        for v, shapes in sorted(by.items())
+        (v, union_all(shapes) if len(shapes) > 1 else shapes[0]) for v, shapes in sorted(by.items())
     )
     kept = tuple((v, s) for v, s in merged if s.area > 0)
     return ShooterRegions(shooter, kept, seen, per_point, cover_at, pitch)
@@ -377,9 +395,11 @@ def _regions(
 def mordheim(
     subject: Subject, shooter: str, *, windows_open: bool, pitch: float = 2.0
 ) -> ShooterRegions:
-    """M1 and M8 for ``shooter`` against the subject standing anywhere on the table:
+    """M1, M8 and M12 for ``shooter`` against the subject standing anywhere on the table:
     seen where some of the base is in the clear region (M1, S2 > 0), in cover where some
-    of it is in the shadow of any piece or other base (M8)."""
+    of it is in the shadow of any piece or other base (M8), or where it is seen only
+    through windows (M12, windows open: seen, but not with every wall shut save the
+    windows the shooter touches)."""
     table = subject.table
     r = subject.radius
     walls = sight.walls_with_windows(table) if windows_open else frozenset()
@@ -394,32 +414,120 @@ def mordheim(
         ignored[[t.id for t in table.terrain].index(me.inside)] = True
     m1 = _mask(pc, subject, i, pc.blocks & ~ignored)
     m8 = _mask(pc, subject, i, ~ignored)
-    hidden = _blocked(origin, pc.parts.select(m1), wide)
-    clear = difference(shapely.box(*wide), hidden)
-    qs = quad_segs(r) if r > 0 else 1
     table_box = box_shape(table)
-    seen = intersection(clear.buffer(r, quad_segs=qs) if r > 0 else clear, table_box)
+    clear = difference(shapely.box(*wide), _blocked(origin, pc.parts.select(m1), wide))
+    seen = _seen(clear, r, table_box)
     hides = _blocked(origin, pc.parts.select(m8), wide)
+    qs = quad_segs(r) if r > 0 else 1
     covered = hides.buffer(r, quad_segs=qs) if r > 0 else hides
+    # M12: seen only through windows, in cover whatever M8 says
+    # (the walls shut only grow the shadows: the clear region shut is the open one less
+    # their shadows)
+    through = EMPTY
+    if walls:
+        shut = _shut_pieces(subject, shooter)
+        mine = np.zeros(len(pc.blocks), dtype=bool)
+        mine[[k for k, t in enumerate(table.terrain) if t.id in walls]] = True
+        shade = _blocked(origin, shut.parts.select(m1 & mine), wide)
+        if intersection(clear, shade).area > 0:
+            through = difference(seen, _seen(difference(clear, shade), r, table_box))
     # where the base would overlap a hiding piece, a piece behind its near side hides
     # nothing of it (S2 looks at the near side): those points are ruled one by one
     solids = _grown(subject, pc, m8, walls)
     near = solids.buffer(r, quad_segs=qs) if r > 0 else EMPTY
     doubt = intersection(intersection(seen, covered), near)
     sure = difference(intersection(seen, covered), near)
-    classes = [(difference(seen, covered), 0), (sure, 1)]
+    free = difference(seen, covered)
+    if not through.is_empty:
+        free, doubt = difference(free, through), difference(doubt, through)
+    classes = [(free, 0), (sure, 1), (through, 1)]
     cells: list[tuple[BaseGeometry, int]] = []
+    at = None
     if not doubt.is_empty:
-        cells = _cells(origin, solids, doubt, r, pitch)
-    at = functools.partial(_front_cover, origin, solids, r) if not doubt.is_empty else None
-    return _regions(shooter, [*classes, *cells], seen, per_point=doubt, cover_at=at, pitch=pitch)
+        at = functools.partial(_engine_cover, subject, i, ~ignored[: pc.n_terrain], walls)
+        cells = _cells(doubt, pitch, at)
+    return _regions(
+        shooter,
+        [(g, v) for g, v in [*classes, *cells] if not g.is_empty],
+        seen,
+        per_point=doubt,
+        cover_at=at,
+        pitch=pitch,
+    )
 
 
-def _front_cover(
-    origin: tuple[float, float], solids: BaseGeometry, r: float, px: np.ndarray, py: np.ndarray
+def _seen(clear: BaseGeometry, r: float, table_box: BaseGeometry) -> BaseGeometry:
+    """M1: the centres on the table at which some of a base of radius ``r`` lies in the
+    clear region (the clear region grown by the base)."""
+    grown = clear.buffer(r, quad_segs=quad_segs(r)) if r > 0 else clear
+    return intersection(grown, table_box)
+
+
+def _shut_pieces(subject: Subject, shooter: str) -> Pieces:
+    """M12, the other way: every wall whole but at the windows the shooter touches (G4),
+    which stay open (the engine's share with the windows shut)."""
+    table = subject.table
+    pc = pieces(table, table.beam / 2.0)
+    own = _window_walls(subject, shooter)
+    opened = sorted({k for k, _ in own})
+    if not opened:
+        return pc
+    keep = np.ones(len(pc.blocks), dtype=bool)
+    keep[opened] = False
+    extra = [_opened_parts(table, k, tuple(sorted(w for kk, w in own if kk == k))) for k in opened]
+    return Pieces(join([pc.parts.select(keep), *extra]), pc.n_terrain, pc.blocks, pc.shapes)
+
+
+def _engine_cover(
+    subject: Subject,
+    shooter: int,
+    terrain: np.ndarray,
+    walls: frozenset[str],
+    px: np.ndarray,
+    py: np.ndarray,
 ) -> np.ndarray:
-    """M8 at each point: 1 (cover) where :func:`front_hidden`, else 0."""
-    return front_hidden(origin, solids, np.asarray(px), np.asarray(py), r).astype(np.int64)
+    """M8 at each point, as ``los`` rules it: 1 (cover) where the engine's S2 share of the
+    base centred there, every piece but ``terrain``'s unflagged ones hiding (the
+    shooter's building), is below 1 (:func:`arbitre.rules.mordheim.sight.measure`'s
+    reading, its rounding included), else 0."""
+    return (engine_exposed(subject, shooter, terrain, walls, px, py) < 1.0).astype(np.int64)
+
+
+def engine_exposed(
+    subject: Subject,
+    shooter: int,
+    terrain: np.ndarray,
+    walls: frozenset[str],
+    px: np.ndarray,
+    py: np.ndarray,
+) -> np.ndarray:
+    """The engine's M8 share (S2, rounded as the ruling rounds it) of the subject's base
+    centred at each ``(px, py)``, from shooter ``shooter`` (a model index), the walls in
+    ``walls`` opened at their windows: the sight kernel itself, the subject's base and its
+    contacts left out as the engine leaves out a target's."""
+    table = subject.table
+    px, py = np.asarray(px, dtype=np.float64).ravel(), np.asarray(py, dtype=np.float64).ravel()
+    if not len(px):
+        return np.zeros(0)
+    ix = sight.sight_index(table, solid=walls)
+    hides = np.ones(ix.n_pieces, dtype=np.bool_)
+    hides[: ix.n_terrain] = terrain
+    at = table.models[shooter].at
+    n = len(px)
+    targets = np.ascontiguousarray(np.column_stack([px, py, np.full(n, subject.radius)]))
+    k = backend.kernels(n * ix.work(each=sight.share_work))
+    out = k.visible_fractions(
+        np.full(n, at.x),
+        np.full(n, at.y),
+        targets,
+        np.full(n, ix.n_terrain + shooter, dtype=np.int64),
+        np.full(n, ix.n_terrain + subject.index, dtype=np.int64),
+        *ix.packed,
+        ix.mask(hides),
+        ix.half,
+        bool(table.option("grazing_blocks", False)),
+    )
+    return np.asarray([mordheim_sight._clip(float(v)) for v in out])
 
 
 def _grown(subject: Subject, pc: Pieces, mask: np.ndarray, walls: frozenset[str]) -> BaseGeometry:
@@ -439,7 +547,7 @@ def _grown(subject: Subject, pc: Pieces, mask: np.ndarray, walls: frozenset[str]
             grow = m.base.radius + half
             if grow > 0:
                 shapes.append(shapely.Point(m.at.x, m.at.y).buffer(grow, quad_segs=quad_segs(grow)))
-    return shapely.union_all(shapes) if shapes else EMPTY
+    return union_all(shapes) if shapes else EMPTY
 
 
 def touch_like(table: Table, k: int, grow: float, shape: BaseGeometry | None) -> BaseGeometry:
@@ -453,11 +561,10 @@ def touch_like(table: Table, k: int, grow: float, shape: BaseGeometry | None) ->
 
 
 def _cells(
-    origin: tuple[float, float], solids: BaseGeometry, doubt: BaseGeometry, r: float, pitch: float
+    doubt: BaseGeometry, pitch: float, cover_at: Callable[[np.ndarray, np.ndarray], np.ndarray]
 ) -> list[tuple[BaseGeometry, int]]:
-    """M8 point by point over the cells of ``pitch`` mm whose centre lies in ``doubt``:
-    in cover (1) when a hiding piece meets the part of the view cone in front of the
-    base (from the shooter's centre to the near side of the base), else 0."""
+    """M8 point by point over the cells of ``pitch`` mm whose centre lies in ``doubt``,
+    each ruled at its centre by ``cover_at`` (1: cover, 0: none)."""
     x0, y0, x1, y1 = doubt.bounds
     ix = np.arange(np.floor(x0 / pitch), np.ceil(x1 / pitch))
     iy = np.arange(np.floor(y0 / pitch), np.ceil(y1 / pitch))
@@ -468,44 +575,16 @@ def _cells(
     gi, gj, px, py = gi[keep], gj[keep], px[keep], py[keep]
     if not len(px):
         return []
-    hit = front_hidden(origin, solids, px, py, r)
+    hit = cover_at(px, py)
     # corners as integers times the pitch: neighbours share their edges bit for bit, so
     # the cells of a value are a coverage, merged without an overlay
     boxes = shapely.box(gi * pitch, gj * pitch, (gi + 1) * pitch, (gj + 1) * pitch)
     out = []
     for value in (0, 1):
-        chosen = boxes[hit == bool(value)]
+        chosen = boxes[hit == value]
         if len(chosen):
             out.append((intersection(shapely.coverage_union_all(chosen), doubt), value))
     return out
-
-
-def front_hidden(
-    origin: tuple[float, float], solids: BaseGeometry, px: np.ndarray, py: np.ndarray, r: float
-) -> np.ndarray:
-    """For bases of radius ``r`` centred at ``(px, py)``: whether ``solids`` meet the view
-    cone from ``origin`` to the near side of the base (S2 < 1: some of it hidden, M8)."""
-    cx, cy = origin
-    dx, dy = px - cx, py - cy
-    d = np.hypot(dx, dy)
-    phi = np.arctan2(dy, dx)
-    beta = np.arccos(np.clip(r / np.maximum(d, 1e-12), 0.0, 1.0))
-    m = 24
-    t = np.linspace(-1.0, 1.0, m)
-    ang = phi[:, None] + np.pi + beta[:, None] * t[None, :]
-    ax = px[:, None] + r * np.cos(ang)
-    ay = py[:, None] + r * np.sin(ang)
-    ring = np.concatenate(
-        [
-            np.column_stack([np.full(len(px), cx), np.full(len(px), cy)])[:, None, :],
-            np.stack([ax, ay], axis=2),
-        ],
-        axis=1,
-    )
-    cones = shapely.polygons(ring)
-    shapely.prepare(solids)
-    inside = d <= r
-    return np.asarray(shapely.intersects(solids, cones)) | inside
 
 
 def _mordheim_pieces(subject: Subject, walls: frozenset[str]) -> Pieces:
