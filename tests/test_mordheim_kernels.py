@@ -288,3 +288,126 @@ def test_hidden_slack_measures_only_the_depths_it_needs(build: str, seed: int) -
         assert got == old_hidden_slack(table, p, v, mask, table.beam / 2)
         deep += got.mm > table.beam / 2
     assert deep  # some lines run deep into pieces
+
+
+def old_clearance(
+    kern: object,
+    table: object,
+    p: margins.Pieces,
+    near: np.ndarray,
+    far: float,
+    half: float,
+    segs: np.ndarray,
+) -> tuple[np.ndarray, list[str]]:
+    """``_clearance`` as before the pruning: every GEOS depth measured."""
+    start = np.full(len(segs), far - half - p.error)
+    clear, row = margins._first_best(
+        margins._signed(kern, p, near, segs) - half - p.error, start, False
+    )
+    who = [margins._who(p, near, r) for r in row.tolist()]
+    tol = table.contact_tolerance  # type: ignore[attr-defined]
+    for a, b, gap, through in margins._joints(p, near, segs):
+        open_by = gap - tol
+        better = through & (open_by < clear)
+        clear = np.where(better, open_by, clear)
+        for j in np.flatnonzero(better).tolist():
+            who[j] = f"contact {p.ids[a]}-{p.ids[b]}"
+    return clear, who
+
+
+@pytest.mark.parametrize("build", BUILDS)
+@pytest.mark.parametrize("seed", [2, 7, 9])
+def test_clearance_measures_only_the_depths_it_needs(build: str, seed: int) -> None:
+    """M1 seen: the clearest segment (index, value, test) of the pruned clearance is the
+    one measuring every depth gives, and so is ``seen_slack``; some views had segments
+    meeting polygons left unmeasured, some had to measure them."""
+    table = random_table(seed, models=30, terrain=40, width=500, depth=500)
+    p = margins.index_pieces(table, "open")
+    kern = _kernels(build)
+    rng = random.Random(seed)
+    half = table.beam / 2
+    pruned = measured = 0
+    for _ in range(40):
+        a, b = rng.sample(table.models, 2)
+        v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
+        mask = np.ones(len(p.ids), dtype=np.bool_)
+        mask[[p.ids.index(a.id), p.ids.index(b.id)]] = False
+        near, far = margins._candidates(p, v.region, mask)
+        for segs in (v.segments, v.segments[::2]):
+            got, got_who = margins._clearance(kern, table, p, near, far, half, segs)
+            want, want_who = old_clearance(kern, table, p, near, far, half, segs)
+            best = int(np.argmax(want))
+            assert int(np.argmax(got)) == best
+            assert got[best] == want[best] and got_who[best] == want_who[best]
+            assert (got >= want).all()  # the others kept an upper bound
+            unmeasured = bool((got != want).any())
+            pruned += unmeasured
+            measured += not unmeasured and bool((want < -half).any())
+        old = margins._clearance
+        try:
+            margins._clearance = old_clearance  # type: ignore[assignment]
+            want_slack = margins.seen_slack(kern, table, p, v, mask, half)
+        finally:
+            margins._clearance = old  # type: ignore[assignment]
+        assert margins.seen_slack(kern, table, p, v, mask, half) == want_slack
+    assert pruned and measured
+
+
+@pytest.mark.parametrize("seed", [4, 7])
+def test_pieces_terrain_drawn_once_is_the_same(seed: int) -> None:
+    """The terrain's shapes cached across tables whose models moved give the same
+    :class:`margins.Pieces` as a table drawn afresh (arrays bit for bit)."""
+    import dataclasses
+
+    table = random_table(seed, models=20, terrain=15, degenerate=seed == 4)
+    moved = dataclasses.replace(
+        table,
+        models=tuple(dataclasses.replace(m, at=type(m.at)(m.at.y, m.at.x)) for m in table.models),
+    )
+    margins.pieces(table)  # the terrain drawn for the first table
+    got = margins.pieces(moved)
+    margins._ground.cache_clear()
+    want = margins.pieces.__wrapped__(moved)
+    assert got.ids == want.ids and got.bridges.__len__() == want.bridges.__len__()
+    for name in ("bbox", "discs", "eoff", "eflat", "valid"):
+        assert getattr(got, name).tobytes() == getattr(want, name).tobytes(), name
+    assert all(a.equals_exact(b, 0.0) for a, b in zip(got.shapes, want.shapes, strict=True))
+    assert all(a.equals_exact(b, 0.0) for a, b in zip(got.boundaries, want.boundaries, strict=True))
+    for x, y in zip(got.bridges, want.bridges, strict=True):
+        assert x[:3] == y[:3] and x[3].equals_exact(y[3], 0.0)
+
+
+def test_through_is_geos_intersects() -> None:
+    """G4 joints: which segments meet a two-point line, by orientations where their
+    signs are sure and GEOS elsewhere, equals GEOS's ``intersects`` on random segments,
+    on grid points (touching, collinear, shared ends) and on real views and joints."""
+    rng = np.random.default_rng(5)
+    crossed = doubted = 0
+    for trial in range(300):
+        grid = trial % 2 == 0  # small integers: many touching and collinear cases
+        pts = rng.integers(0, 5, (41, 2)).astype(float) if grid else rng.uniform(-50, 50, (41, 2))
+        segs = (
+            np.hstack([np.repeat(pts[:1], 40, axis=0), pts[1:]])
+            if trial % 3
+            else (np.hstack([pts[1:21], pts[21:41]]))
+        )
+        p, q = rng.integers(0, 5, (2, 2)).astype(float) if grid else rng.uniform(-50, 50, (2, 2))
+        if (p == q).all():
+            continue
+        line = shapely.LineString([p, q])
+        got = margins._through(segs, line)
+        want = np.asarray(shapely.intersects(margins._lines(segs), line))
+        assert got.tolist() == want.tolist()
+        crossed += int(want.sum())
+        doubted += grid
+    assert crossed and doubted
+    for seed in (2, 7):
+        table = random_table(seed, models=30, terrain=40, width=500, depth=500)
+        p = margins.index_pieces(table, "open")
+        r = random.Random(seed)
+        for _ in range(30):
+            a, b = r.sample(table.models, 2)
+            v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
+            for *_, line in p.bridges:
+                got = margins._through(v.segments, line)
+                assert got.tolist() == shapely.intersects(margins._lines(v.segments), line).tolist()

@@ -49,7 +49,7 @@ from shapely.geometry.base import BaseGeometry
 
 from arbitre import backend, sight
 from arbitre.geometry import CircleFootprint, WallFootprint
-from arbitre.table import Table
+from arbitre.table import Table, Terrain
 
 #: Segments of a quarter circle in the polygons standing for discs.
 QUAD = 32
@@ -117,10 +117,54 @@ def pieces(
     openings: frozenset[tuple[str, int]] = frozenset(),
 ) -> Pieces:
     """The shapes of :func:`arbitre.sight.sight_index` ``(table, solid, openings)``,
-    prepared once (cached per table and windows)."""
+    prepared once (cached per table and windows; the terrain's part per terrain, as
+    pieces do not move when models do)."""
+    ground = _ground(table.terrain, solid, openings)
+    bases = _bases(table)
+    geoms = np.concatenate([ground.geoms, bases.geoms])
+    shapes = list(geoms)
+    disc_rows = np.vstack([ground.discs, bases.discs])
+    bounds = np.vstack([ground.bbox, bases.bbox])
+    edges = (*ground.edges, *(np.zeros((0, 4)) for _ in range(len(bases.discs))))
+    return Pieces(
+        ids=(*(t.id for t in table.terrain), *(m.id for m in table.models)),
+        shapes=tuple(shapes),
+        boundaries=(*ground.boundaries, *bases.boundaries),
+        bbox=bounds.reshape(-1, 4),
+        error=1e-6,
+        discs=disc_rows,
+        bridges=_bridges(shapes, disc_rows, table.contact_tolerance),
+        edges=edges,
+        eoff=np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.int64),
+        eflat=np.vstack([np.zeros((0, 4)), *edges]),
+        geoms=geoms,
+        valid=np.concatenate([ground.valid, _valid(bases.geoms)]),
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Ground:
+    """The terrain's part of :class:`Pieces` (see there), for one opening of the walls."""
+
+    geoms: np.ndarray
+    boundaries: tuple[BaseGeometry, ...]
+    bbox: np.ndarray
+    discs: np.ndarray
+    edges: tuple[np.ndarray, ...]
+    valid: np.ndarray
+
+
+@lru_cache(maxsize=32)
+def _ground(
+    terrain: tuple[Terrain, ...],
+    solid: frozenset[str],
+    openings: frozenset[tuple[str, int]],
+) -> _Ground:
+    """The terrain pieces as :func:`pieces` draws them (cached per terrain: a table whose
+    models moved draws only its bases)."""
     shapes: list[BaseGeometry] = []
     discs: list[tuple[float, float, float]] = []
-    for piece in table.terrain:
+    for piece in terrain:
         fp = piece.footprint
         discs.append((0.0, 0.0, -1.0))
         if isinstance(fp, CircleFootprint):
@@ -135,28 +179,22 @@ def pieces(
     ground = np.empty(len(shapes), dtype=object)
     ground[:] = shapes
     shapely.prepare(ground)
-    bases = _bases(table)
-    geoms = np.concatenate([ground, bases.geoms])
-    shapes = list(geoms)
-    disc_rows = np.vstack([np.asarray(discs, dtype=np.float64).reshape(-1, 3), bases.discs])
-    bounds = np.vstack([_bounds(ground), bases.bbox])
-    edges = tuple(
-        np.zeros((0, 4)) if disc_rows[k, 2] >= 0.0 else _outline(g) for k, g in enumerate(shapes)
+    rows = np.asarray(discs, dtype=np.float64).reshape(-1, 3)
+    return _Ground(
+        geoms=ground,
+        boundaries=tuple(shapely.boundary(ground)),
+        bbox=_bounds(ground).reshape(-1, 4),
+        discs=rows,
+        edges=tuple(
+            np.zeros((0, 4)) if rows[k, 2] >= 0.0 else _outline(g) for k, g in enumerate(shapes)
+        ),
+        valid=_valid(ground),
     )
-    return Pieces(
-        ids=(*(t.id for t in table.terrain), *(m.id for m in table.models)),
-        shapes=tuple(shapes),
-        boundaries=(*shapely.boundary(ground), *bases.boundaries),
-        bbox=bounds.reshape(-1, 4),
-        error=1e-6,
-        discs=disc_rows,
-        bridges=_bridges(shapes, disc_rows, table.contact_tolerance),
-        edges=edges,
-        eoff=np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.int64),
-        eflat=np.vstack([np.zeros((0, 4)), *edges]),
-        geoms=geoms,
-        valid=np.asarray(shapely.is_valid(geoms), dtype=np.bool_).reshape(-1),
-    )
+
+
+def _valid(geoms: np.ndarray) -> np.ndarray:
+    """Whether GEOS finds each shape valid."""
+    return np.asarray(shapely.is_valid(geoms), dtype=np.bool_).reshape(-1)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -385,8 +423,41 @@ def _joints(
     found = [(a, b, gap, line) for a, b, gap, line in p.bridges if a in keep and b in keep]
     if not found:
         return []
-    lines = _lines(segs)
-    return [(a, b, gap, np.asarray(shapely.intersects(lines, line))) for a, b, gap, line in found]
+    return [(a, b, gap, _through(segs, line)) for a, b, gap, line in found]
+
+
+#: Relative bound on the float error of an orientation (a 2x2 determinant): beyond it,
+#: its sign is the exact one (Shewchuk's bound is about 3.3e-16).
+ORIENT_ERR = 1e-12
+
+
+def _through(segs: np.ndarray, line: BaseGeometry) -> np.ndarray:
+    """Which segments meet the two-point ``line`` (a G4 joint), as GEOS's ``intersects``
+    says: by the signs of the four orientations where each is surely of its sign
+    (then the two meet only by crossing), GEOS itself for the others (touching,
+    collinear or too close to tell)."""
+    xy = np.asarray(line.coords, dtype=np.float64)
+    if xy.shape != (2, 2):
+        return np.asarray(shapely.intersects(_lines(segs), line))
+    (px, py), (qx, qy) = xy
+    ox, oy, ex, ey = segs[:, 0], segs[:, 1], segs[:, 2], segs[:, 3]
+
+    def orient(ax: Any, ay: Any, bx: Any, by: Any, cx: Any, cy: Any) -> tuple[Any, Any]:
+        left, right = (bx - ax) * (cy - ay), (by - ay) * (cx - ax)
+        return left - right, np.abs(left) + np.abs(right)
+
+    o1, m1 = orient(ox, oy, ex, ey, px, py)
+    o2, m2 = orient(ox, oy, ex, ey, qx, qy)
+    o3, m3 = orient(px, py, qx, qy, ox, oy)
+    o4, m4 = orient(px, py, qx, qy, ex, ey)
+    sure = np.ones(len(segs), dtype=np.bool_)
+    for o, m in ((o1, m1), (o2, m2), (o3, m3), (o4, m4)):
+        sure &= np.abs(o) > ORIENT_ERR * m
+    out = np.asarray((o1 * o2 < 0.0) & (o3 * o4 < 0.0) & sure)
+    doubt = np.flatnonzero(~sure)
+    if len(doubt):
+        out[doubt] = shapely.intersects(_lines(segs[doubt]), line)
+    return out
 
 
 def _first_best(rows: np.ndarray, start: np.ndarray, larger: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -440,12 +511,39 @@ def _clearance(
     segs: np.ndarray,
 ) -> tuple[np.ndarray, list[str]]:
     """Each segment's clearance from the ``near`` pieces (beyond the beam), from the G4
-    joints it passes through, and from the pieces left out (``far``), and what limits it."""
-    start = np.full(len(segs), far - half - p.error)
-    clear, row = _first_best(_signed(kern, p, near, segs) - half - p.error, start, False)
+    joints it passes through, and from the pieces left out (``far``), and what limits it.
+
+    Only the clearest segment is read (:func:`seen_slack`). A segment meeting a polygon
+    has clearance at most ``-half``, less its depth (GEOS, the costly part): the depths
+    are measured only when no segment meeting nothing is clearer than every meeting one
+    is at depth 0; otherwise the meeting segments keep that bound (never the clearest)."""
+    ks = np.asarray(near, dtype=np.int64)
+    segs = np.ascontiguousarray(segs)  # one compiled form of the kernels
+    dist, meets = _apart(kern, p, ks, segs)
+    joints = _joints(p, near, segs)
+    clear, who = _clear_of(table, p, near, far, half, dist, joints)
+    met = meets.any(axis=0)
+    if met.any() and (met.all() or clear[~met].max() <= clear[met].max()):
+        _meet(p, ks, segs, dist, meets)
+        clear, who = _clear_of(table, p, near, far, half, dist, joints)
+    return clear, who
+
+
+def _clear_of(
+    table: Table,
+    p: Pieces,
+    near: np.ndarray,
+    far: float,
+    half: float,
+    dist: np.ndarray,
+    joints: list[tuple[int, int, float, np.ndarray]],
+) -> tuple[np.ndarray, list[str]]:
+    """:func:`_clearance` from the signed distances ``dist`` (rows: ``near`` pieces)."""
+    start = np.full(dist.shape[1], far - half - p.error)
+    clear, row = _first_best(dist - half - p.error, start, False)
     who = [_who(p, near, r) for r in row.tolist()]
     tol = table.contact_tolerance
-    for a, b, gap, through in _joints(p, near, segs):
+    for a, b, gap, through in joints:
         open_by = gap - tol
         better = through & (open_by < clear)
         clear = np.where(better, open_by, clear)

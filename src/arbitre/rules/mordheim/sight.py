@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 import shapely
 
-from arbitre import sight
+from arbitre import sight, sight_rows
 from arbitre.errors import RulesError
 from arbitre.geometry import WallFootprint
 from arbitre.i18n import N_, T_, Num, Text, join, semicolons
@@ -152,11 +152,8 @@ def measure(
     asks |= exposed < 1.0 - SHARE_EPS
     part = np.ones((len(pairs), n))
     near = _near(table, ix, s, g) & m8 & asks[:, None]
-    for k in map(int, np.flatnonzero(near.any(axis=0))):
-        rows = np.flatnonzero(near[:, k])
-        alone = np.zeros(n, dtype=np.bool_)
-        alone[k] = True
-        part[rows, k] = sight.visible_fraction_batch(table, s[rows], g[rows], hides=alone, index=ix)
+    rows, ks = np.nonzero(near)
+    part[rows, ks] = sight_rows.alone_shares(table, s[rows], g[rows], ks, index=ix)
     shut = _windows(table, ix, pairs, s, g, m1, seen, windows)
     slack = _margins(table, ix, pairs, s, g, m1, m8, seen, exposed, part, shut, windows)
     out = []
