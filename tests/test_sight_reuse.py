@@ -72,10 +72,10 @@ def test_variants_reusing_the_plain_bridges_equal_fresh_builds(seed: int, erode:
     table = _table(seed)
     variants = _variants(table)
     sight.sight_index.cache_clear()
-    fresh = [
-        (sight._BASE_BRIDGES.clear(), sight.build_index(table, solid=s, openings=o, erode=erode))[1]
-        for s, o in variants
-    ]
+    fresh = []
+    for s, o in variants:
+        sight._BASE_BRIDGES.clear()
+        fresh.append(sight.build_index(table, solid=s, openings=o, erode=erode))
     sight._BASE_BRIDGES.clear()
     sight.build_index(table, erode=erode)  # the plain index: its bridges are kept
     assert (table, erode) in sight._BASE_BRIDGES

@@ -32,6 +32,7 @@ from arbitre.faces.web import patch, protocol
 from arbitre.faces.web.app import create_app
 from arbitre.faces.web.snap import SNAP_MM, gap_to, snap, touches
 from arbitre.geometry import Point
+from arbitre.places import PlaceMap
 from arbitre.testing import random_table
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -331,6 +332,7 @@ def test_a_unit_plays_its_move_onto_a_reachable_place_and_undo_brings_it_back(
     path = ROOT / "examples" / "village-forest-places.yaml"
     page.send(type="open", text=path.read_text(encoding="utf-8"))
     village = arbitre.load(path)
+    assert isinstance(village, PlaceMap)
     (a,) = page.send(type="view", question="move", shooter="john")
     ways = {w["place"]: w for w in a["answer"]["rulings"][0]["ways"]}
     assert "ruins" in ways and "pit" not in ways
@@ -463,7 +465,7 @@ def test_moves_sent_at_once_get_one_last_reply_each_and_the_last_one_rules(page:
         page.ws.send_text(
             json.dumps({"type": "move", "id": "imp", "x": x, "y": y, "drop": drop, "seq": k + 100})
         )
-    lasts = []
+    lasts: list[dict[str, Any]] = []
     while len(lasts) < len(path):
         for reply in page.replies():
             if reply.get("last"):
