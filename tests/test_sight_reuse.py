@@ -101,14 +101,14 @@ def test_a_model_pressed_at_a_window_loses_its_bridge_when_it_opens() -> None:
     raise AssertionError("no window opened at a model on 40 tables")
 
 
-def test_the_terrain_packing_is_found_by_identity_and_by_value() -> None:
+def test_the_terrain_packing_is_found_by_the_same_tuple_and_by_an_equal_one() -> None:
     table = _table(3)
     copy = replace(table, terrain=tuple(replace(p) for p in table.terrain), name="copy")
     assert copy.terrain is not table.terrain and copy.terrain == table.terrain
-    a = sight._packing_of(table.terrain, frozenset(), frozenset(), 0.0, 0.5)
-    assert sight._packing_of(table.terrain, frozenset(), frozenset(), 0.0, 0.5) is a
-    assert sight._packing_of(copy.terrain, frozenset(), frozenset(), 0.0, 0.5) is a
-    other = sight._packing_of(table.terrain, frozenset(), frozenset(), 0.2, 0.7)
+    a = sight._terrain_packing(table.terrain, frozenset(), frozenset(), 0.0, 0.5)
+    assert sight._terrain_packing(table.terrain, frozenset(), frozenset(), 0.0, 0.5) is a
+    assert sight._terrain_packing(copy.terrain, frozenset(), frozenset(), 0.0, 0.5) is a
+    other = sight._terrain_packing(table.terrain, frozenset(), frozenset(), 0.2, 0.7)
     assert other is not a
 
 

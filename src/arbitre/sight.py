@@ -154,7 +154,7 @@ def build_index(
     piece but the walls it names, and measures only those again (:func:`_reuse_bridges`:
     the same bridges, in the same order, as a fresh build)."""
     tolerance = table.contact_tolerance + erode
-    tp = _packing_of(table.terrain, solid, openings, erode, tolerance)
+    tp = _terrain_packing(table.terrain, solid, openings, erode, tolerance)
     xyr = _xyr(table)
     n = len(xyr)
     radii = np.maximum(xyr[:, 2] - erode, 0.0)
@@ -214,33 +214,8 @@ class _TerrainPacking:
     segs: np.ndarray
 
 
-#: Guards the two small stores below (the page may rule from more than one thread).
+#: Guards the store of plain bridges below (the page may rule from more than one thread).
 _STORES = threading.Lock()
-
-#: :func:`_terrain_packing` by the terrain tuple's identity (hashing 45 pieces costs
-#: more than a small build's bridges): key -> (the terrain itself, its packing).
-_BY_IDENTITY: dict[tuple[object, ...], tuple[tuple[Terrain, ...], _TerrainPacking]] = {}
-
-
-def _packing_of(
-    terrain: tuple[Terrain, ...],
-    solid: frozenset[str],
-    openings: frozenset[tuple[str, int]],
-    erode: float,
-    tolerance: float,
-) -> _TerrainPacking:
-    """:func:`_terrain_packing`, first looked up by the terrain's identity (the tables
-    a ruleset copies keep their terrain tuple), the tuple kept alive with its entry."""
-    key = (id(terrain), solid, openings, erode, tolerance)
-    hit = _BY_IDENTITY.get(key)
-    if hit is not None and hit[0] is terrain:
-        return hit[1]
-    tp = _terrain_packing(terrain, solid, openings, erode, tolerance)
-    with _STORES:
-        _BY_IDENTITY[key] = (terrain, tp)
-        while len(_BY_IDENTITY) > 64:
-            del _BY_IDENTITY[next(iter(_BY_IDENTITY))]
-    return tp
 
 
 @lru_cache(maxsize=64)
