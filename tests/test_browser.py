@@ -400,3 +400,111 @@ def test_where_can_i_stand_overlay(page: Any, tmp_path: Path) -> None:
     _shot(page, tmp_path, "13-stand-after-move")
     page.uncheck("#stand")
     page.wait_for_function("() => !document.querySelector('#stand rect.cell')")
+
+
+#: The board's labels and bases as drawn (screen boxes), and every label covering a base
+#: or another label by more than a pixel: what a player could not read.
+_COVERED = """() => {
+  const box = (el) => el.getBoundingClientRect();
+  const labels = [...document.querySelectorAll('#labels text')].map((el) => [el, box(el)]);
+  const bases = [...document.querySelectorAll('#models circle.model')].map((el) => {
+    const b = box(el); return [el, b.x + b.width / 2, b.y + b.height / 2, b.width / 2]; });
+  const out = [];
+  // a text's box has room above and below its letters: its inner 70% is what is read
+  const inner = (b) => ({ x0: b.x + 1, x1: b.right - 1,
+    y0: b.y + b.height * 0.2, y1: b.bottom - b.height * 0.15 });
+  for (const [el, b] of labels) {
+    const r = inner(b);
+    for (const [m, cx, cy, rad] of bases) {
+      const nx = Math.max(r.x0, Math.min(cx, r.x1)), ny = Math.max(r.y0, Math.min(cy, r.y1));
+      if (Math.hypot(cx - nx, cy - ny) < rad - 1)
+        out.push(`${el.textContent} on ${m.parentNode.dataset.id}`);
+    }
+  }
+  for (let i = 0; i < labels.length; i++) for (let j = i + 1; j < labels.length; j++) {
+    const a = inner(labels[i][1]), b = inner(labels[j][1]);
+    const w = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
+    if (w > 1 && Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0) > 1)
+      out.push(`${labels[i][0].textContent} on ${labels[j][0].textContent}`);
+  }
+  return { labels: labels.length, covered: out };
+}"""
+
+
+def test_no_label_hides_under_a_base_or_another_label(page: Any, tmp_path: Path) -> None:
+    """Issue 13: every name on the demo's board (terrain and models) and every word of the
+    elementalist's rulings (cover +n, close calls) is drawn where no base and no other
+    label covers it, above the models; the wood's name stays readable with the tracker
+    standing in it, and so after the tracker is dragged onto the tower's label."""
+    seen = page.evaluate(_COVERED)
+    assert seen["labels"] == 19 and seen["covered"] == [], seen  # 12 models, 7 pieces
+    wood = page.locator('#labels text[data-label="terrain"][data-for="wood"]')
+    assert wood.count() == 1 and wood.text_content() == "wood"
+    page.click('[data-kind="model"][data-id="elementalist"] circle')
+    page.wait_for_selector('#labels text[data-label="cover"]', state="attached")
+    seen = page.evaluate(_COVERED)
+    assert seen["covered"] == [], seen
+    tower = page.locator('#labels text[data-label="terrain"][data-for="tower"]').bounding_box()
+    _drag(page, "tracker", (tower["x"] + tower["width"] / 2, tower["y"] + tower["height"] / 2))
+    page.wait_for_function(
+        "() => Math.abs(window.arbitre.subject.models.find(m => m.id === 'tracker').y"
+        " - 10.5 * 25.4) < 40"
+    )
+    page.wait_for_timeout(300)
+    _shot(page, tmp_path, "14-labels-after-drag")
+    seen = page.evaluate(_COVERED)
+    assert seen["covered"] == [], seen
+
+
+def test_the_mordheim_targets_panel(browser: Any, tmp_path: Path) -> None:
+    """M1-M10 in the page: the captain's targets listed with legal / must take badges,
+    needed score and exact odds, the Shoot buttons inside the panel, the needed scores on
+    the board readable (no label on a base or a label), and a seeded shot with its dice."""
+    with _Server(str(ROOT / "examples" / "mordheim-merchant-square.yaml")) as url:
+        p = browser.new_page(viewport={"width": 1400, "height": 900})
+        p.set_default_timeout(20_000)
+        errors: list[str] = []
+        p.on("pageerror", lambda e: errors.append(str(e)))
+        p.goto(url)
+        p.wait_for_selector('[data-kind="model"][data-id="captain"]')
+        p.select_option("#question", "targets")
+        p.click('[data-kind="model"][data-id="captain"] circle')
+        p.wait_for_selector('#panel tr[data-target="skink"]')
+        p.wait_for_selector('#labels text[data-label="need"]', state="attached")
+        _shot(p, tmp_path, "15-mordheim-targets")
+        if os.environ.get("ARBITRE_WRITE_SCREENSHOT") == "1":
+            p.screenshot(path=str(ROOT / "docs" / "serve-mordheim.png"))
+        skink = p.locator('#panel tr[data-target="skink"]').inner_text()
+        assert "legal" in skink and "must take" in skink and "3+" in skink and "2/3" in skink
+        panel = p.locator("#side").bounding_box()
+        for box in [b.bounding_box() for b in p.locator("#panel button.shoot").all()]:
+            assert box["x"] + box["width"] <= panel["x"] + panel["width"] + 0.5  # not clipped
+        seen = p.evaluate(_COVERED)
+        assert seen["covered"] == [], seen
+        p.locator('#panel tr[data-target="skink"] button.shoot').click()
+        p.wait_for_selector("#shot")
+        assert "D6" in p.inner_text("#shot") and "seed" in p.inner_text("#shot")
+        p.close()
+        assert not errors, errors
+
+
+def test_the_page_on_a_phone(browser: Any, tmp_path: Path) -> None:
+    """A phone held upright (390 x 844, touch): the table fills the width above the panels,
+    a tap rules a model, and the board's labels stay off the bases at that size too."""
+    with _Server(None) as url:
+        context = browser.new_context(
+            viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+        )
+        p = context.new_page()
+        p.goto(url)
+        p.wait_for_selector('[data-kind="model"][data-id="archer"]')
+        p.tap('[data-kind="model"][data-id="elementalist"] circle')
+        p.wait_for_selector('.rul[data-target="witch"]')
+        board = p.locator("#board").bounding_box()
+        assert board["width"] > 350 and board["y"] + board["height"] < 844
+        seen = p.evaluate(_COVERED)
+        assert seen["covered"] == [], seen
+        _shot(p, tmp_path, "16-phone")
+        if os.environ.get("ARBITRE_WRITE_SCREENSHOT") == "1":
+            p.screenshot(path=str(ROOT / "docs" / "serve-phone.png"))
+        context.close()

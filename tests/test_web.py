@@ -891,3 +891,73 @@ def test_serve_speaks_french(
     err = capsys.readouterr().err
     assert "avertissement : service sur 0.0.0.0" in err and "aucun mot de passe" in err
     assert "la démonstration" in err and "warning" not in err
+
+
+# -- answers kept by table content -----------------------------------------------------
+
+
+def _fresh(subject: Any, question: str, rules: str, lang: str, **request: Any) -> Any:
+    """The oracle: the library asked afresh, as JSON text read back."""
+    answer = arbitre.ask(subject, question, rules=rules, **request)
+    return json.loads(json.dumps(answer.to_json(lang)))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_kept_answers_are_the_library_s_on_every_step_of_a_walk(seed: int) -> None:
+    """Undo, redo, a drag back over spots already visited and a language switched back
+    answer from the session's kept documents (the engine is not asked); every answer,
+    kept or not, patch or whole, is the library's asked afresh on the table then."""
+    from arbitre import scenario
+    from arbitre.faces.web.session import Session
+
+    rng = np.random.default_rng(seed)
+    doc = scenario.dump(random_table(seed, models=7, terrain=4))
+    for m in doc["models"]:
+        m["stats"] = {"bs": 4}
+        m["weapons"] = [{"name": "Bow", "range": 24 * INCH}]
+    session = Session(arbitre.files.load(json.dumps(doc) + "\n", source="walk"))
+    shooter, mover = doc["models"][0]["id"], doc["models"][1]["id"]
+    x0, y0 = doc["models"][1]["at"]
+    spots = [(x0 + 9.0 * k, y0 + 4.0 * (k % 2)) for k in range(4)]
+    held: Any = None
+
+    def play(**msg: Any) -> Any:
+        nonlocal held
+        for reply in session.handle(msg):
+            if reply["type"] == "answer" and reply.get("role") == "view":
+                held = patch.apply(held, reply["patch"]) if "patch" in reply else reply["answer"]
+        return json.loads(json.dumps(held))
+
+    for rules, question in (("frostgrave", "los"), ("mordheim", "targets")):
+        play(type="view", rules=rules, question=question, shooter=shooter)
+        for step in range(14):
+            pick = int(rng.integers(0, 6))
+            if pick < 4:
+                x, y = spots[pick]
+                got = play(
+                    type="move", id=mover, x=x, y=y, drop=bool(rng.integers(0, 2)), snap=False
+                )
+            else:
+                got = play(type="undo" if pick == 4 else "redo")
+            if step == 9:  # French, then English again: each language's own documents
+                assert play(type="lang", lang="fr") == _fresh(
+                    session.subject, question, rules, "fr", shooter=shooter
+                )
+                got = play(type="lang", lang="en")
+            assert got == _fresh(session.subject, question, rules, "en", shooter=shooter)
+    assert session.answers.hits > 5  # the walk came back to spots and states it had seen
+    assert len(session.answers.docs) <= session.answers.size
+
+
+def test_kept_answers_are_bounded_and_skip_unhashable_keys() -> None:
+    from arbitre.faces.web.session import Answers
+
+    kept = Answers(size=3)
+    for k in range(5):
+        kept.put(("table", k), {"k": k})
+    assert list(kept.docs) == [("table", 2), ("table", 3), ("table", 4)]
+    assert kept.get(("table", 0)) is None and kept.get(("table", 3)) == {"k": 3}
+    kept.put(("table", 5), {"k": 5})  # the least recently used (2) goes, not 3
+    assert ("table", 3) in kept.docs and ("table", 2) not in kept.docs
+    kept.put(("options", [1, 2]), {"k": 9})  # a key holding a list: not kept, no error
+    assert kept.get(("options", [1, 2])) is None and kept.hits == 1

@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arbitre.errors import ArbitreError
-from arbitre.i18n import T_, Count
+from arbitre.i18n import T_, TN_, Count
 
 #: The largest message or POST body read, in bytes (a scenario upload included).
 MAX_MESSAGE = 2_000_000
@@ -160,9 +160,23 @@ def mapping(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
+#: The most lines an error shows (a file's problems, one a line) and characters in all.
+ERROR_LINES, ERROR_CHARS = 8, 600
+
+
 def error(message: str, *, seq: object = None) -> dict[str, Any]:
-    """The message the page shows for an error: one line, bounded."""
-    line = " ".join(message.split())
-    if len(line) > 600:
-        line = line[:597] + "..."
-    return {"type": "error", "message": line, "seq": seq, "last": True}
+    """The message the page shows for an error: its lines (a file's problems, one a
+    line, as the command line prints them) each on one line, bounded in count and
+    length; the lines left out are counted."""
+    lines = [" ".join(line.split()) for line in message.splitlines()]
+    lines = [line for line in lines if line] or [""]
+    if len(lines) > ERROR_LINES:
+        more = len(lines) - ERROR_LINES + 1
+        lines = [
+            *lines[: ERROR_LINES - 1],
+            str(TN_("... and {n} more", "... and {n} more", "n", n=more)),
+        ]
+    text = "\n".join(lines)
+    if len(text) > ERROR_CHARS:
+        text = text[: ERROR_CHARS - 3] + "..."
+    return {"type": "error", "message": text, "seq": seq, "last": True}

@@ -13,10 +13,12 @@ and errors worded, in it (:func:`arbitre.i18n.speaking`).
 
 from __future__ import annotations
 
+import collections
 import dataclasses
+import functools
 import math
 import time
-from collections.abc import Mapping
+from collections.abc import Hashable, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -48,6 +50,9 @@ Subject = Table | PlaceMap
 
 #: Undo steps kept.
 HISTORY = 200
+#: Answers kept by what they answer (:class:`Answers`): undo, redo, a drag back over
+#: the same spots answer at once.
+ANSWERS = 48
 #: The fields of a request that name the model a view is about, in order of preference.
 WHO = ("shooter", "unit", "model")
 
@@ -66,6 +71,43 @@ class View:
     apex: float | None = None
     best: bool = False
     options: tuple[tuple[str, Any], ...] = ()
+
+
+class Answers:
+    """The JSON documents of the last answers, by everything an answer depends on: the
+    subject (its content: a table moved back to where it was is equal to the one then),
+    the question, ruleset, options and request, and the language of its texts.
+
+    A document is the engine's answer exactly (it was once computed for that key, and
+    the engine answers a value by its value); it is shared, never changed: the patches
+    of :mod:`arbitre.faces.web.patch` build new values. The oldest is dropped first.
+    """
+
+    def __init__(self, size: int = ANSWERS) -> None:
+        self.size = size
+        self.docs: collections.OrderedDict[Hashable, dict[str, Any]] = collections.OrderedDict()
+        self.hits = 0
+
+    def get(self, key: Hashable) -> dict[str, Any] | None:
+        """The document kept for ``key`` (``None``: none, or a key that cannot be hashed,
+        as options holding a list: such answers are not kept)."""
+        try:
+            doc = self.docs.get(key)
+        except TypeError:
+            return None
+        if doc is not None:
+            self.docs.move_to_end(key)
+            self.hits += 1
+        return doc
+
+    def put(self, key: Hashable, doc: dict[str, Any]) -> None:
+        try:
+            self.docs[key] = doc
+        except TypeError:
+            return
+        self.docs.move_to_end(key)
+        while len(self.docs) > self.size:
+            self.docs.popitem(last=False)
 
 
 @dataclass
@@ -87,6 +129,8 @@ class Session:
     maps: stand.Maps = field(default_factory=stand.Maps)
     #: The view's answer last sent, and how it was asked (a move's answer is its patch).
     sent: tuple[Any, dict[str, Any]] | None = None
+    #: The view's answers by table content and request (:class:`Answers`).
+    answers: Answers = field(default_factory=Answers)
 
     @property
     def lang(self) -> i18n.Lang:
@@ -364,7 +408,7 @@ class Session:
     def _warnings(self) -> list[str]:
         if not isinstance(self.subject, Table):
             return []
-        return [str(c) for c in sanity.warnings(self.subject)][:50]
+        return list(_warnings(self.subject, self.lang))
 
     def request(self) -> dict[str, Any] | None:
         """The request fields of the view's question (``None``: nothing to ask yet)."""
@@ -405,9 +449,15 @@ class Session:
             self.sent = None
             return [{"type": "answer", "role": "view", "answer": None}]
         v = self.view
-        answer = ask(self.subject, v.question or "", rules=v.rules, options=dict(v.options), **req)
-        doc = answer.to_json()
         how = (v.question, v.rules, self.lang)
+        key = (self.subject, how, v.options, tuple(sorted(req.items())))
+        doc = self.answers.get(key)
+        if doc is None:
+            answer = ask(
+                self.subject, v.question or "", rules=v.rules, options=dict(v.options), **req
+            )
+            doc = answer.to_json()
+            self.answers.put(key, doc)
         before, self.sent = self.sent, (how, doc)
         if patch and before is not None and before[0] == how:
             node = diff(before[1], doc)
@@ -470,7 +520,7 @@ class Session:
             unit_mm=s.unit.mm,
             contact_tolerance=s.contact_tolerance,
             sides={side: colours[side] for side in s.sides()},
-            terrain=[_piece(t) for t in s.terrain],
+            terrain=[dict(_piece(t)) for t in s.terrain],
             models=[_model(m) for m in s.models],
             warnings=self._warnings(),
         )
@@ -505,7 +555,18 @@ def _required(request: type[Any]) -> list[str]:
     ]
 
 
+@functools.lru_cache(maxsize=64)
+def _warnings(table: Table, lang: i18n.Lang) -> tuple[str, ...]:
+    """The first 50 warnings of :func:`arbitre.sanity.warnings` about ``table``, worded
+    in ``lang`` (kept: undo, redo and a drop back where a model was ask them again)."""
+    with i18n.speaking(lang):
+        return tuple(str(c) for c in sanity.warnings(table))[:50]
+
+
+@functools.lru_cache(maxsize=4096)
 def _piece(t: Any) -> dict[str, Any]:
+    """A piece as the page draws it (kept by piece: a terrain value hashes once; the
+    caller copies the dict before handing it out)."""
     fp = t.footprint
     shape = fp.shape()
     windows = []

@@ -24,6 +24,8 @@ function speak(lang) {
   if (pick) pick.value = T.lang_code;
   const toggle = document.getElementById("standtoggle");
   if (toggle) toggle.title = T.stand_title;
+  const ms = document.getElementById("ms");
+  if (ms) ms.title = T.ms_title;
 }
 speak(chosen || (browserLang.toLowerCase().startsWith("fr") ? "fr" : "en"));
 
@@ -120,7 +122,7 @@ const handlers = {
     renderStandInfo();
   },
   measure(msg) {
-    drawRuler(board, S.subject, msg);
+    drawRuler(board, S.subject, msg, T);
     status(fmt(T.ruler, msg), "ok");
   },
   svg(msg) { download(msg.svg, "table.svg", "image/svg+xml"); },
@@ -130,6 +132,7 @@ const handlers = {
   },
   error(msg) {
     if (msg.stand) { S.stand = null; drawStand(board, S.subject, null); renderStandInfo(msg.message); }
+    if (msg.ms == null) $("ms").textContent = "–"; // nothing was ruled: no time to show
     status(fmt(T.labelled, { label: T.error, value: msg.message }), "error"); },
   info(msg) { status(T[msg.key] || msg.message); },
   pong() {},
@@ -482,7 +485,8 @@ board.addEventListener("pointermove", (e) => {
     queue({ type: "view", ...S.view });
   } else if (drag.kind === "terrain") {
     const g = board.querySelector(`[data-id="${CSS.escape(drag.id)}"][data-kind="terrain"]`);
-    if (g) g.setAttribute("transform", `translate(${p.x - drag.start.x} ${-(p.y - drag.start.y)})`);
+    const name = board.querySelector(`#labels [data-label="terrain"][data-for="${CSS.escape(drag.id)}"]`);
+    for (const el of [g, name]) if (el) el.setAttribute("transform", `translate(${p.x - drag.start.x} ${-(p.y - drag.start.y)})`);
   }
 });
 board.addEventListener("pointerup", (e) => {

@@ -1,6 +1,7 @@
 // Drawing on the board (SVG, y flipped: a table point (x, y) mm is drawn at (x, -y)).
 // Only what the rulings say is drawn: colours by visible / cover / blocked, marks by ids.
-import { s } from "./dom.js";
+import { s, fmt } from "./dom.js";
+import { Placer } from "./labels.js";
 
 export const COLOURS = { clear: "#1b9e3e", cover: "#f28c00", blocked: "#d62020", legal: "#0f8f3c", must: "#e6007e", illegal: "#a0a0a0", close: "#ffd400" };
 
@@ -33,7 +34,7 @@ export function drawSubject(board, sub, view, selected) {
   const u = px(sub);
   const m = 20 * u;
   board.setAttribute("viewBox", `${-m} ${-sub.depth - m} ${sub.width + 2 * m} ${sub.depth + 2 * m}`);
-  for (const id of ["tablebg", "stand", "terrain", "overlay", "models", "marks", "draft", "ruler"]) layer(board, id);
+  for (const id of ["tablebg", "stand", "terrain", "overlay", "models", "marks", "labels", "draft", "ruler"]) layer(board, id);
   const bg = layer(board, "tablebg");
   bg.replaceChildren(s("rect", { x: 0, y: -sub.depth, width: sub.width, height: sub.depth, fill: "#f7f3e8", stroke: "#6b6457", "stroke-width": 2 * u }));
   const step = niceStep(sub.unit_mm, sub.width);
@@ -45,7 +46,6 @@ export function drawSubject(board, sub, view, selected) {
     const g = s("g", { "data-id": t.id, "data-kind": "terrain" });
     g.append(s("path", { d: t.d, class: `piece ${t.sight}${t.id === selected ? " selected" : ""}`, "stroke-width": 1.5 * u, "fill-rule": "evenodd" }, null));
     t.windows.forEach((d, k) => g.append(s("path", { d, class: "window", "stroke-width": u, "data-window": k })));
-    g.append(s("text", { x: t.label[0], y: -t.label[1], "font-size": 11 * u, class: "label", "stroke-width": 3 * u, "text-anchor": "middle" }, t.id));
     g.firstChild.append(s("title", {}, `${t.id}${t.name ? ` (${t.name})` : ""}: ${t.sight}, ${t.size}`));
     tg.append(g);
   }
@@ -56,10 +56,45 @@ export function drawSubject(board, sub, view, selected) {
     const g = s("g", { "data-id": mo.id, "data-kind": "model", id: `m-${mo.id}` });
     g.append(s("circle", { cx: mo.x, cy: -mo.y, r, fill: sub.sides[mo.side] || "#888", class: `model${mo.id === view.shooter ? " shooter" : ""}`, "stroke-width": (mo.id === view.shooter ? 3 : 1) * u }));
     if (mo.r === 0) g.append(s("circle", { cx: mo.x, cy: -mo.y, r: u, fill: "#111" }));
-    g.append(s("text", { x: mo.x, y: -mo.y - r - 3 * u, "font-size": 11 * u, class: "label", "stroke-width": 3 * u, "text-anchor": "middle" }, mo.id));
     g.firstChild.append(s("title", {}, `${mo.id}${mo.name ? ` (${mo.name})` : ""}, ${mo.side}`));
     mg.append(g);
   }
+  relabel(board, sub);
+}
+
+// What the answer shown writes on the board, placed with the names (relabel): a cover
+// "+n" on its line, a needed score under its target, a close call's "!" by its ring.
+// Kept by model id, so the words follow a model dragged before the next answer comes.
+let answerLabels = [];
+// the models ringed by a close call (their ring's radius): labels keep off the ring
+let ringed = new Map();
+
+// Every label of the board (models' names first, then the answer's words, then the
+// pieces' names), each where it covers no base and no other label (labels.js), drawn
+// above the models and the lines on a halo.
+function relabel(board, sub) {
+  const g = layer(board, "labels");
+  g.replaceChildren();
+  const u = px(sub);
+  const m = 20 * u;
+  const placer = new Placer({ x0: -m, y0: -sub.depth - m, x1: sub.width + m, y1: m }, u);
+  const reach = (mo) => ringed.get(mo.id) || Math.max(mo.r, 3 * u) + u;
+  for (const mo of sub.models) placer.avoidDisc(mo.x, -mo.y, reach(mo));
+  for (const mo of sub.models) placer.around(mo.id, mo.x, -mo.y, reach(mo), 11 * u, "above", { "data-label": "model", "data-for": mo.id });
+  for (const l of answerLabels) {
+    const attrs = { fill: l.colour, "font-weight": "bold", "data-label": l.kind, "data-for": l.id };
+    if (l.b) { // along the line from model a to model b, near its middle
+      const a = at(sub, l.a), b = at(sub, l.b);
+      if (!a || !b) continue;
+      const spots = [0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74].map((t) => [a.x + (b.x - a.x) * t, -(a.y + (b.y - a.y) * t)]);
+      placer.near(l.text, (a.x + b.x) / 2, -(a.y + b.y) / 2, l.size * u, attrs, spots, false);
+    } else {
+      const mo = at(sub, l.id);
+      if (mo) placer.around(l.text, mo.x, -mo.y, reach(mo), l.size * u, l.prefer, attrs);
+    }
+  }
+  for (const t of sub.terrain) placer.near(t.id, t.label[0], -t.label[1], 11 * u, { "data-label": "terrain", "data-for": t.id });
+  placer.place(g);
 }
 
 function niceStep(unitMm, width) {
@@ -82,7 +117,9 @@ export function drawAnswer(board, sub, answer, view) {
   og.replaceChildren();
   marks.replaceChildren();
   for (const el of board.querySelectorAll(".blocker, .coverpiece, .victim, .spilled")) el.classList.remove("blocker", "coverpiece", "victim", "spilled");
-  if (!answer) return;
+  answerLabels = [];
+  ringed = new Map();
+  if (!answer) return relabel(board, sub);
   const u = px(sub);
   const k = sub.unit_mm && answer.unit ? sub.unit_mm : 1; // answer lengths are in its report unit
   const pt = (p) => [p[0] * k, -p[1] * k];
@@ -91,6 +128,7 @@ export function drawAnswer(board, sub, answer, view) {
     if (r.kind === "targets") drawTargets(og, marks, sub, r, u);
     if (r.kind === "breath" || r.kind === "blast") drawTemplate(board, og, sub, r, u, pt, view);
   }
+  relabel(board, sub);
 }
 
 function line(g, a, b, colour, u, attrs = {}) {
@@ -111,14 +149,15 @@ function drawLos(board, og, marks, sub, r, u, pt) {
   if (r.window && !r.visible) for (const seg of r.window) line(og, pt(seg[0]), pt(seg[1]), "#7a7a7a", u * 0.4, { "stroke-dasharray": `${3 * u} ${3 * u}` });
   for (const id of r.blockers || []) mark(board, id, "blocker");
   for (const id of r.cover_pieces || []) mark(board, id, "coverpiece");
-  if (state === "cover") marks.append(s("text", { x: (a.x + b.x) / 2, y: -(a.y + b.y) / 2, "font-size": 12 * u, class: "label", "stroke-width": 3 * u, fill: colour, "font-weight": "bold" }, `+${r.cover}`));
+  if (state === "cover") answerLabels.push({ kind: "cover", id: r.target, a: r.shooter, b: r.target, text: `+${r.cover}`, size: 12, colour });
   if (r.close_call) closeMark(marks, b, u);
 }
 
 function closeMark(marks, m, u) {
   const r = Math.max(m.r, 3 * u) + 5 * u;
   marks.append(s("circle", { cx: m.x, cy: -m.y, r, fill: "none", stroke: COLOURS.close, "stroke-width": 3 * u, "stroke-dasharray": `${4 * u} ${2 * u}`, class: "closecall" }));
-  marks.append(s("text", { x: m.x + r, y: -m.y - r, "font-size": 13 * u, class: "label", "stroke-width": 3 * u, "font-weight": "bold" }, "!"));
+  ringed.set(m.id, r + 1.5 * u);
+  answerLabels.push({ kind: "close", id: m.id, text: "!", size: 13, prefer: "corner", colour: "#111" });
 }
 
 function drawTargets(og, marks, sub, r, u) {
@@ -129,8 +168,8 @@ function drawTargets(og, marks, sub, r, u) {
     if (!b) continue;
     const colour = t.closest && t.legal ? COLOURS.must : t.legal ? COLOURS.legal : COLOURS.illegal;
     line(og, [a.x, -a.y], [b.x, -b.y], colour, u, { "data-pair": `${r.shooter}>${t.target}`, "data-state": t.legal ? "legal" : "illegal", ...(t.legal ? {} : { "stroke-dasharray": `${6 * u} ${4 * u}` }) });
-    if (t.need_short) marks.append(s("text", { x: b.x, y: -b.y + Math.max(b.r, 3 * u) + 12 * u, "font-size": 12 * u, class: "label", "stroke-width": 3 * u, "text-anchor": "middle", fill: colour, "font-weight": "bold" }, t.need_short));
     if (t.close_call) closeMark(marks, b, u);
+    if (t.need_short) answerLabels.push({ kind: "need", id: t.target, text: t.need_short, size: 12, prefer: "below", colour });
   }
 }
 
@@ -169,14 +208,14 @@ export function drawDraft(board, sub, pts) {
   for (const p of pts) g.append(s("circle", { cx: p[0], cy: -p[1], r: 3 * u, fill: "#1f3a93" }));
 }
 
-export function drawRuler(board, sub, msg) {
+export function drawRuler(board, sub, msg, texts) {
   const g = layer(board, "ruler");
   g.replaceChildren();
   const a = at(sub, msg.a), b = at(sub, msg.b);
   if (!a || !b) return;
   const u = px(sub);
   g.append(s("line", { x1: a.x, y1: -a.y, x2: b.x, y2: -b.y, stroke: "#1f3a93", "stroke-width": 2 * u, "stroke-dasharray": `${2 * u} ${2 * u}` }));
-  g.append(s("text", { x: (a.x + b.x) / 2, y: -(a.y + b.y) / 2 - 6 * u, "font-size": 13 * u, class: "label", "stroke-width": 3 * u, "text-anchor": "middle", fill: "#1f3a93" }, `${msg.edge} / ${msg.centre}`));
+  g.append(s("text", { x: (a.x + b.x) / 2, y: -(a.y + b.y) / 2 - 6 * u, "font-size": 13 * u, class: "label", "stroke-width": 3 * u, "text-anchor": "middle", fill: "#1f3a93" }, fmt(texts.ruler_board, msg)));
 }
 
 export function flash(board, sub, id) {

@@ -42,16 +42,21 @@ export function showAnswer(panel, S, actions) {
     const q = (S.subject.questions || []).find((x) => x.rules === answer.rules && x.question === question);
     out.push(h("h3", { id: "answer-title", title: q ? `${q.question_title} (${q.title})` : "" }, `${question} · ${answer.rules}`));
     if (q) out.push(h("div", { class: "hint", id: "answer-subtitle" }, q.question_title));
-    if (answer.kind === "los") out.push(losLegend());
+    if (answer.kind === "los") out.push(losLegend(answer));
     for (const r of answer.rulings) out.push(ruling(r, answer, S, actions));
     if (!answer.rulings.length) out.push(h("p", {}, T.no_rulings));
   }
   panel.replaceChildren(...out.filter(Boolean));
 }
 
-function losLegend() {
-  const item = (c, text) => h("span", {}, h("span", { class: "sw", style: `background:${c}` }), text);
-  return h("div", { class: "legend" }, item(COLOURS.clear, T.legend_clear), item(COLOURS.cover, T.legend_cover), item(COLOURS.blocked, T.legend_blocked), item(COLOURS.close, T.legend_close));
+// the key of the board's marks, each drawn as the board draws it (a blocked line
+// dashed, a close call a dashed ring); Dark Age's window and witness line when shown
+function losLegend(answer) {
+  const item = (c, text, cls = "") => h("span", {}, h("span", { class: `sw ${cls}`, style: `--c:${c}` }), text);
+  const rulings = answer.rulings || [];
+  return h("div", { class: "legend" }, item(COLOURS.clear, T.legend_clear), item(COLOURS.cover, T.legend_cover), item(COLOURS.blocked, T.legend_blocked, "dash"), item(COLOURS.close, T.legend_close, "ring"),
+    rulings.some((r) => r.witness) ? item(COLOURS.clear, T.legend_witness) : null,
+    rulings.some((r) => r.window && !r.visible) ? item("#7a7a7a", T.legend_window, "dash thin") : null);
 }
 
 function ruling(r, answer, S, actions) {
@@ -59,7 +64,7 @@ function ruling(r, answer, S, actions) {
     const state = !r.visible ? "blocked" : r.cover ? "cover" : "clear";
     const word = state === "cover" ? fmt(T.cover, { n: r.cover }) : T[state];
     return h("div", { class: `rul ${state}`, "data-target": r.target },
-      h("div", { class: "head" }, fmt(T.pair, { shooter: r.shooter, target: r.target, state: word }), close(r, answer.unit), r.because ? h("span", { class: "badge" }, r.because === "clear" ? T.clear : r.because) : null),
+      h("div", { class: "head" }, fmt(T.pair, { shooter: r.shooter, target: r.target, state: word }), close(r, answer.unit), because(r)),
       reasons(r.reasons), refusals(r.refusals));
   }
   if (r.kind === "targets") return targets(r, answer, S, actions);
@@ -68,12 +73,20 @@ function ruling(r, answer, S, actions) {
   return h("div", { class: "rul" }, h("div", { class: "head" }, r.kind), reasons(r.reasons), refusals(r.refusals));
 }
 
+// what decided a line (the rules and pieces: "F2 tower"), beside the heading that
+// already says clear, cover or blocked: nothing more when it says only "clear"
+function because(r) {
+  if (!r.because || r.because === "clear") return null;
+  return h("span", { class: "badge because", title: T.because_title }, r.because);
+}
+
 function targets(r, answer, S, actions) {
   const rows = r.targets.map((t) => {
     const seed = Math.floor(Math.random() * 1e6);
-    return h("tr", { "data-target": t.target },
-      h("td", {}, t.target, close(t, answer.unit, true)),
-      h("td", {}, t.legal ? h("span", { class: "badge legal" }, T.legal) : h("span", { class: "badge no" }, T.not_legal), t.closest && t.legal ? h("span", { class: "badge must" }, T.must) : null),
+    // the target, then under it whether it may be shot (M3-M5) and its close call
+    return h("tr", { "data-target": t.target, class: t.legal ? "legal" : "notlegal" },
+      h("td", {}, h("div", { class: "who" }, t.target),
+        h("div", { class: "tags" }, t.legal ? h("span", { class: "badge legal" }, T.legal) : h("span", { class: "badge no" }, T.not_legal), t.closest && t.legal ? h("span", { class: "badge must" }, T.must) : null, close(t, answer.unit, true))),
       h("td", {}, t.need_text || "—"),
       h("td", {}, pct(t.odds && t.odds.hit)),
       h("td", {}, pct(t.odds && t.odds.hit_cover)),
@@ -82,7 +95,7 @@ function targets(r, answer, S, actions) {
   const details = r.targets.map((t) => h("details", {}, h("summary", {}, t.target), reasons(t.reasons)));
   return h("div", { class: "rul" },
     h("div", { class: "head" }, fmt(T.labelled, { label: r.shooter, value: `${r.weapon || ""} ${r.may_shoot ? "" : T.may_not_shoot}` })),
-    h("table", { class: "t" }, h("tr", {}, ...[T.target, T.legal, T.need, T.hit, T.hit_cover, ""].map((x) => h("th", {}, x))), ...rows),
+    h("table", { class: "t targets" }, h("tr", {}, ...[T.target, T.need, T.hit, T.hit_cover, ""].map((x) => h("th", {}, x))), ...rows),
     reasons(r.reasons), refusals(r.refusals), ...details);
 }
 

@@ -61,7 +61,7 @@ export default {
   miss: "miss",
   shoot: "Shoot",
   shoot_seed: "Roll this shot with seed {seed} (every die logged)",
-  not_legal: "no",
+  not_legal: "not legal",
   may_not_shoot: "may not shoot",
   rolled: "Rolled: {outcome}",
   die: "{label}: {value} on D{sides}",
@@ -136,4 +136,9 @@ export default {
   stand_for: "Where {model} can stand ({rules}, cells of {pitch} mm, {ms} ms)",
   stand_pick: "select a model first",
   bad_reply: "The server sent something unreadable.",
+  because_title: "What decided it: the rules and the pieces involved",
+  ms_title: "The server's time for the last answer (the engine included)",
+  ruler_board: "edge {edge} · centre {centre}",
+  legend_window: "window between the bases (D3), shown when no clear line crosses it",
+  legend_witness: "a clear line through the window (D3)",
 };

@@ -60,7 +60,7 @@ export default {
   miss: "raté",
   shoot: "Tirer",
   shoot_seed: "Lancer ce tir avec la graine {seed} (chaque dé noté)",
-  not_legal: "non",
+  not_legal: "interdite",
   may_not_shoot: "ne peut pas tirer",
   rolled: "Résultat : {outcome}",
   die: "{label} : {value} sur D{sides}",
@@ -135,4 +135,9 @@ export default {
   stand_for: "Où placer {model} ({rules}, cases de {pitch} mm, {ms} ms)",
   stand_pick: "choisir d'abord un modèle",
   bad_reply: "Le serveur a envoyé une réponse illisible.",
+  because_title: "Ce qui a décidé : les règles et les décors en jeu",
+  ms_title: "Le temps du serveur pour la dernière réponse (moteur compris)",
+  ruler_board: "bord {edge} · centre {centre}",
+  legend_window: "fenêtre entre les socles (D3), montrée quand aucune ligne dégagée ne la traverse",
+  legend_witness: "une ligne dégagée à travers la fenêtre (D3)",
 };
