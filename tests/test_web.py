@@ -961,3 +961,17 @@ def test_kept_answers_are_bounded_and_skip_unhashable_keys() -> None:
     assert ("table", 3) in kept.docs and ("table", 2) not in kept.docs
     kept.put(("options", [1, 2]), {"k": 9})  # a key holding a list: not kept, no error
     assert kept.get(("options", [1, 2])) is None and kept.hits == 1
+
+
+def test_an_error_keeps_its_lines_bounded(page: Page) -> None:
+    """A file's problems come one a line, as the command line prints them (the page shows
+    them so); a long list is cut with the count of the lines left out."""
+    (err,) = page.send(type="open", text="table: {width: 10}\nmodels: [{id: a}]\n", name="b.yaml")
+    lines = err["message"].split("\n")
+    assert lines[0] == "b.yaml: 4 problems" and "models[0].side: required" in lines
+    many = protocol.error("\n".join(f"  problem {k}  of   many" for k in range(20)))["message"]
+    kept = many.split("\n")
+    assert len(kept) == protocol.ERROR_LINES and kept[0] == "problem 0 of many"
+    assert kept[-1] == "... and 13 more"
+    assert protocol.error("x" * 2000)["message"].endswith("...")
+    assert len(protocol.error("x" * 2000)["message"]) == protocol.ERROR_CHARS

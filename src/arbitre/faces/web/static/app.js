@@ -1,7 +1,7 @@
 // The table page: draws what the server sends and sends what the player does.
 // No rule lives here: every ruling comes from the engine (JSON 2), this only draws it.
 import { h, s, fmt, setTexts } from "./dom.js";
-import { drawSubject, drawAnswer, toTable, drawDraft, drawRuler, flash, drawStand, staleStand, STAND } from "./draw.js";
+import { drawSubject, drawAnswer, toTable, drawDraft, drawRuler, flash, drawStand, staleStand, STAND, moveModel } from "./draw.js";
 import { showAnswer, setPanelTexts, setTests } from "./panel.js";
 
 // -- the language: the one chosen (remembered in the page), else the scenario's `lang`
@@ -82,7 +82,11 @@ const handlers = {
       S.notice = fmt(T.moved_place, { unit: msg.id, place: msg.place, spent: msg.spent, left: msg.left, exhaustion: msg.exhaustion });
       return;
     }
-    const m = modelOf(msg.id);
+    // the model being dragged stays under the pointer: an earlier step's reply does not
+    // pull it back (a snap does: the drop is over)
+    const held = drag && drag.kind === "model" && drag.id === msg.id && !msg.snap;
+    const m = held ? null : modelOf(msg.id);
+    const moved = m && (m.x !== msg.x || m.y !== msg.y);
     if (m) { m.x = msg.x; m.y = msg.y; }
     if (msg.warnings) S.subject.warnings = msg.warnings;
     if (msg.snap) {
@@ -90,7 +94,9 @@ const handlers = {
       status(text, "ok");
       flash(board, S.subject, msg.id);
     }
-    drawSubject(board, S.subject, S.view, S.selected);
+    // a drag step where the page already drew the model: nothing to redraw; a snap or a
+    // drop elsewhere: that one model moved
+    if (moved) moveModel(board, S.subject, msg.id);
     renderWarnings();
   },
   answer(msg) {
@@ -476,7 +482,7 @@ board.addEventListener("pointermove", (e) => {
     const m = modelOf(drag.id);
     m.x = p.x; m.y = p.y;
     staleStand(board);
-    drawSubject(board, S.subject, S.view, S.selected);
+    moveModel(board, S.subject, drag.id);
     queue({ type: "move", id: drag.id, x: p.x, y: p.y });
   } else if (drag.kind === "handle") {
     const m = modelOf(S.view.shooter);

@@ -62,6 +62,16 @@ export function drawSubject(board, sub, view, selected) {
   relabel(board, sub);
 }
 
+// One model redrawn where it now stands (a drag step): its base moved and the labels
+// placed again, the rest of the board left as it is (drawSubject rebuilds everything).
+export function moveModel(board, sub, id) {
+  const mo = at(sub, id);
+  const g = board.querySelector(`#m-${CSS.escape(id)}`);
+  if (!mo || !g) return drawSubject(board, sub, {}, null);
+  for (const c of g.querySelectorAll("circle")) { c.setAttribute("cx", mo.x); c.setAttribute("cy", -mo.y); }
+  relabel(board, sub);
+}
+
 // What the answer shown writes on the board, placed with the names (relabel): a cover
 // "+n" on its line, a needed score under its target, a close call's "!" by its ring.
 // Kept by model id, so the words follow a model dragged before the next answer comes.
@@ -74,7 +84,6 @@ let ringed = new Map();
 // above the models and the lines on a halo.
 function relabel(board, sub) {
   const g = layer(board, "labels");
-  g.replaceChildren();
   const u = px(sub);
   const m = 20 * u;
   const placer = new Placer({ x0: -m, y0: -sub.depth - m, x1: sub.width + m, y1: m }, u);

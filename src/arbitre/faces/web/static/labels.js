@@ -9,42 +9,53 @@ import { s } from "./dom.js";
 // a label's box is estimated from its text (DejaVu Sans: about 0.62 em a character)
 const EM = 0.62;
 
-function boxOf(text, size, cx, cy) {
-  const w = Math.max(1, text.length) * EM * size;
-  return { x0: cx - w / 2, y0: cy - 0.78 * size, x1: cx + w / 2, y1: cy + 0.22 * size };
-}
-
-function overlapBox(a, b) {
-  const w = Math.min(a.x1, b.x1) - Math.max(a.x0, b.x0);
-  const h = Math.min(a.y1, b.y1) - Math.max(a.y0, b.y0);
+// the box (x0, y0, x1, y1) over a placed label's box b: the area they share
+function overlapBox(x0, y0, x1, y1, b) {
+  const w = Math.min(x1, b.x1) - Math.max(x0, b.x0);
+  const h = Math.min(y1, b.y1) - Math.max(y0, b.y0);
   return w > 0 && h > 0 ? w * h : 0;
 }
 
-function overlapDisc(b, d) {
-  const nx = Math.max(b.x0, Math.min(d.x, b.x1)), ny = Math.max(b.y0, Math.min(d.y, b.y1));
+// the box (x0, y0, x1, y1) over a disc d: how deep the disc reaches into it (squared)
+function overlapDisc(x0, y0, x1, y1, d) {
+  const nx = Math.max(x0, Math.min(d.x, x1)), ny = Math.max(y0, Math.min(d.y, y1));
   const dx = d.x - nx, dy = d.y - ny;
   const inside = d.r * d.r - (dx * dx + dy * dy);
   return inside > 0 ? inside : 0;
 }
 
 // things kept in cells of a grid: a label only looks at the cells its box touches
+// (cells numbered i * 4096 + j, the table's few hundred cells a side well within)
 class Grid {
   constructor(cell) { this.cell = cell; this.cells = new Map(); }
-  *keys(x0, y0, x1, y1) {
-    const c = this.cell;
-    for (let i = Math.floor(x0 / c); i <= Math.floor(x1 / c); i++) for (let j = Math.floor(y0 / c); j <= Math.floor(y1 / c); j++) yield `${i},${j}`;
-  }
   add(item, x0, y0, x1, y1) {
-    for (const k of this.keys(x0, y0, x1, y1)) {
-      let list = this.cells.get(k);
-      if (!list) { list = []; this.cells.set(k, list); }
-      list.push(item);
+    const c = this.cell;
+    for (let i = Math.floor(x0 / c); i <= Math.floor(x1 / c); i++) {
+      for (let j = Math.floor(y0 / c); j <= Math.floor(y1 / c); j++) {
+        const k = i * 4096 + j;
+        const list = this.cells.get(k);
+        if (list) list.push(item); else this.cells.set(k, [item]);
+      }
     }
   }
-  near(b) {
-    const seen = new Set();
-    for (const k of this.keys(b.x0, b.y0, b.x1, b.y1)) for (const it of this.cells.get(k) || []) seen.add(it);
-    return seen;
+  // the cost of box b: how much it covers of the things near it (a thing in several
+  // cells is counted once: marked with the query's stamp)
+  cost(x0, y0, x1, y1, stamp, stop) {
+    const c = this.cell;
+    let total = 0;
+    for (let i = Math.floor(x0 / c); i <= Math.floor(x1 / c); i++) {
+      for (let j = Math.floor(y0 / c); j <= Math.floor(y1 / c); j++) {
+        const list = this.cells.get(i * 4096 + j);
+        if (!list) continue;
+        for (const it of list) {
+          if (it.stamp === stamp) continue;
+          it.stamp = stamp;
+          total += it.disc ? overlapDisc(x0, y0, x1, y1, it) * 4 : overlapBox(x0, y0, x1, y1, it) * 8;
+          if (total >= stop) return total;
+        }
+      }
+    }
+    return total;
   }
 }
 
@@ -70,60 +81,71 @@ export class Placer {
   }
   // `text` outside the circle (x, y, r), on the side `prefer` (above, below, corner)
   around(text, x, y, r, size, prefer, attrs) {
-    this.todo.push({ text, size, attrs, spots: this.aroundSpots(text, size, x, y, r, prefer), home: [x, y], reach: r, leader: true });
-  }
-  // `text` centred on (x, y) if free, else nearby; `spots` other first choices (a
-  // cover label along its line)
-  near(text, x, y, size, attrs, spots = [], leader = true) {
-    const u = this.u;
-    const out = [...spots, [x, y]];
-    for (let ring = 1; ring <= 9; ring++) {
-      const d = ring * 6 * u;
-      const n = 8 + 4 * ring;
-      for (let k = 0; k < n; k++) {
-        const a = (2 * Math.PI * k) / n + (ring % 2 ? 0 : Math.PI / n);
-        out.push([x + d * Math.cos(a), y + d * Math.sin(a) * 0.6]);
-      }
-    }
-    this.todo.push({ text, size, attrs, spots: out.map(([cx, cy]) => [cx, cy + 0.28 * size]), home: [x, y], reach: 0, leader });
-  }
-  aroundSpots(text, size, x, y, r, prefer) {
     const u = this.u;
     const half = (Math.max(1, text.length) * EM * size) / 2;
-    const out = [];
-    for (let ring = 0; ring < 5; ring++) {
-      const gap = r + (2 + ring * 7) * u;
-      for (const [dx, dy] of AROUND[prefer] || AROUND.above) {
-        // the box just outside the circle in that direction: its near corner (or the
-        // middle of its near side) on the circle of radius gap; (cx, cy) its baseline
-        const cx = x + dx * gap + Math.sign(dx) * half;
-        const cy = y + dy * gap + (dy > 0 ? 0.78 * size : dy < 0 ? -0.22 * size : 0.28 * size);
-        out.push([cx, cy]);
-      }
-    }
-    return out;
+    const dirs = AROUND[prefer] || AROUND.above;
+    // spot k: ring k / 8 (each 7 px farther out), direction k % 8; the box just outside
+    // the circle of radius gap that way (its near corner, or the middle of its near
+    // side, on it); [cx, cy] its baseline's middle
+    const spot = (k) => {
+      if (k >= 40) return null;
+      const [dx, dy] = dirs[k % 8];
+      const gap = r + (2 + Math.floor(k / 8) * 7) * u;
+      return [x + dx * gap + Math.sign(dx) * half, y + dy * gap + (dy > 0 ? 0.78 * size : dy < 0 ? -0.22 * size : 0.28 * size)];
+    };
+    this.todo.push({ text, size, attrs, spot, home: [x, y], reach: r, leader: true });
   }
-  cost(b) {
+  // `text` centred on (x, y) if free, else nearby, on rings ever farther out; `first`
+  // centres tried before (a cover label along its line)
+  near(text, x, y, size, attrs, first = [], leader = true) {
+    const u = this.u;
+    const lift = 0.28 * size; // from a box's middle to its baseline
+    const spot = (k) => {
+      if (k < first.length) return [first[k][0], first[k][1] + lift];
+      k -= first.length;
+      if (k === 0) return [x, y + lift];
+      // ring n holds 8 + 4n spots: k - 1 counted through the rings
+      let n = 1, i = k - 1;
+      while (n <= 9 && i >= 8 + 4 * n) { i -= 8 + 4 * n; n++; }
+      if (n > 9) return null;
+      const count = 8 + 4 * n, d = n * 6 * u;
+      const a = (2 * Math.PI * i) / count + (n % 2 ? 0 : Math.PI / count);
+      return [x + d * Math.cos(a), y + d * Math.sin(a) * 0.6 + lift];
+    };
+    this.todo.push({ text, size, attrs, spot, home: [x, y], reach: 0, leader });
+  }
+  // how much box b covers (bases, labels placed), more than `stop` cut short; a box off
+  // the bounds costs more than any overlap
+  cost(x0, y0, x1, y1, stop = Infinity) {
     const B = this.bounds;
-    let c = 0;
-    if (b.x0 < B.x0 || b.y0 < B.y0 || b.x1 > B.x1 || b.y1 > B.y1) c += 1e9;
-    for (const it of this.grid.near(b)) c += it.disc ? overlapDisc(b, it) * 4 : overlapBox(b, it) * 8;
-    return c;
+    const off = x0 < B.x0 || y0 < B.y0 || x1 > B.x1 || y1 > B.y1 ? 1e12 : 0;
+    if (off >= stop) return off;
+    this.stamp = (this.stamp || 0) + 1;
+    return off + this.grid.cost(x0, y0, x1, y1, this.stamp, stop - off);
   }
-  // every label added, placed in order, drawn in `g` (leader lines under the texts)
+  // every label added, placed in order, drawn in `g` (leader lines under the texts);
+  // a label already in `g` with the same words, kind and owner is moved, not made again
+  // (a drag step places every label again: most stay where they were)
   place(g) {
     const u = this.u;
     const leaders = s("g", { class: "leaders" });
     const texts = [];
+    const kept = new Map();
+    for (const el of g.querySelectorAll(":scope > text")) kept.set(el.dataset.key, el);
     for (const l of this.todo) {
-      let best = null;
-      for (const [cx, cy] of l.spots) {
-        const b = boxOf(l.text, l.size, cx, cy);
-        const c = this.cost(b);
-        if (!best || c < best.c) best = { c, cx, cy, b };
+      // the box of a label whose baseline's middle is (cx, cy): its half width w,
+      // 0.78 em above the baseline and 0.22 em below
+      const w = (Math.max(1, l.text.length) * EM * l.size) / 2, up = 0.78 * l.size, down = 0.22 * l.size;
+      let best = null, bc = Infinity;
+      for (let k = 0, at = l.spot(0); at; at = l.spot(++k)) {
+        const cx = at[0], cy = at[1];
+        const c = this.cost(cx - w, cy - up, cx + w, cy + down, bc);
+        if (c < bc) { bc = c; best = at; }
         if (c === 0) break;
       }
-      const b = best.b;
+      const [bx, by] = best;
+      const b = { x0: bx - w, y0: by - up, x1: bx + w, y1: by + down };
+      best = { cx: bx, cy: by };
       b.label = true;
       this.grid.add(b, b.x0, b.y0, b.x1, b.y1);
       const mid = [(b.x0 + b.x1) / 2, (b.y0 + b.y1) / 2];
@@ -132,8 +154,19 @@ export class Placer {
         const end = [Math.max(b.x0, Math.min(l.home[0], b.x1)), Math.max(b.y0, Math.min(l.home[1], b.y1))];
         leaders.append(s("line", { x1: l.home[0], y1: l.home[1], x2: end[0], y2: end[1], class: "leader", "stroke-width": u }));
       }
-      texts.push(s("text", { x: best.cx, y: best.cy, "font-size": l.size, "stroke-width": 3 * u, "text-anchor": "middle", fill: "#111", ...l.attrs, class: `label ${(l.attrs && l.attrs.class) || ""}`.trim() }, l.text));
+      const attrs = { "font-size": l.size, "stroke-width": 3 * u, "text-anchor": "middle", fill: "#111", ...l.attrs, class: `label ${(l.attrs && l.attrs.class) || ""}`.trim() };
+      const key = `${attrs["data-label"] || ""}|${attrs["data-for"] || ""}|${attrs.fill}|${l.size}|${l.text}`;
+      let el = kept.get(key);
+      if (el) {
+        kept.delete(key);
+        el.setAttribute("x", best.cx);
+        el.setAttribute("y", best.cy);
+        el.removeAttribute("transform"); // a piece's name dragged with it, now placed
+      } else {
+        el = s("text", { x: best.cx, y: best.cy, ...attrs, "data-key": key }, l.text);
+      }
+      texts.push(el);
     }
-    g.append(leaders, ...texts);
+    g.replaceChildren(leaders, ...texts);
   }
 }

@@ -131,7 +131,8 @@ function breath(r, answer, actions) {
     h("div", { class: "hint" }, T.breath_hint),
     h("button", { id: "best", onclick: actions.best }, T.best),
     r.value ? h("div", {}, fmt(T.value, { value: `${r.value.p} ≈ ${num(r.value.float, 2)}` })) : null,
-    h("table", { class: "t" }, h("tr", {}, ...[T.victims, "", T.p_affected, T.hp_lost].map((x) => h("th", {}, x))), ...rows),
+    h("table", { class: "t" }, h("tr", {}, ...[T.victims, "", T.p_affected, T.hp_lost].map((x) => h("th", {}, x))), ...rows,
+      rows.length ? null : h("tr", { class: "none" }, h("td", { colspan: 4 }, T.no_victims))),
     reasons(r.reasons), refusals(r.refusals));
 }
 

@@ -141,4 +141,5 @@ export default {
   ruler_board: "edge {edge} · centre {centre}",
   legend_window: "window between the bases (D3), shown when no clear line crosses it",
   legend_witness: "a clear line through the window (D3)",
+  no_victims: "No model touched: drag the yellow dot to aim elsewhere, or try Best aim.",
 };

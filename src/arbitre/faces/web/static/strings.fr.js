@@ -140,4 +140,5 @@ export default {
   ruler_board: "bord {edge} · centre {centre}",
   legend_window: "fenêtre entre les socles (D3), montrée quand aucune ligne dégagée ne la traverse",
   legend_witness: "une ligne dégagée à travers la fenêtre (D3)",
+  no_victims: "Aucun modèle touché : faites glisser le point jaune pour viser ailleurs, ou essayez Meilleure visée.",
 };
