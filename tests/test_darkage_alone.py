@@ -1,7 +1,8 @@
 """Dark Age's shortcuts against the plain ways they replace, on seeded random tables:
 the pieces that close a window alone (:func:`arbitre.rules.darkage_alone.closed_by`),
 the closing pieces tried away only where those answers leave it open (``_needed``), and
-the G8 margins' closed windows settled by their closing pieces alone."""
+the G8 margins' closed windows settled by their closing pieces alone (the margins against
+the previous search, copies of the table near the windows: tests/test_darkage_levels.py)."""
 
 from __future__ import annotations
 
@@ -183,23 +184,3 @@ def test_margins_match_the_plain_bisection(seed: int) -> None:
     want = _margins_plainly(table, ix, ranks, need, s, g, visible)
     assert [m.mm for m in got] == want
     assert len(set(want)) > 2
-
-
-@pytest.mark.parametrize("seed", SEEDS)
-def test_margins_on_the_near_models_match_the_whole_table(
-    seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    table = _table(seed)
-    ix, ranks, need, s, g, lines = _setup(table)
-    visible = np.asarray([line.clear for line in lines], np.bool_)
-    closers = darkage._needed(table, ix, ranks, need, s, g, lines)
-    near = darkage_margins.los_margins(table, ix, ranks, need, s, g, visible, closers)
-    monkeypatch.setattr(darkage_margins, "NEAR_BELOW", -1)  # every level on the whole table
-    whole = darkage_margins.los_margins(table, ix, ranks, need, s, g, visible, closers)
-    assert near == whole
-    assert any(m.test.startswith("clear line past ") and len(m.test) > 16 for m in near)
-    monkeypatch.undo()
-    xy, _ = sight.positions(table)
-    i = int(np.argmin(np.hypot(*(xy[s] - xy[g]).T)))  # the shortest window
-    kept = darkage_margins.near_copy(table, frozenset(), -5.0, ranks, s[i : i + 1], g[i : i + 1])
-    assert 2 <= len(kept.table.models) < len(table.models)  # a smaller copy: the test compares

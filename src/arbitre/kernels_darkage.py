@@ -10,6 +10,7 @@ when numba compiles this module, the interpreted one when this source runs as Py
 
 from __future__ import annotations
 
+import math
 import types
 
 import numba
@@ -17,12 +18,14 @@ import numpy as np
 from numba import njit, prange
 
 if isinstance(numba, types.ModuleType):  # compiled: the compiled S3 kernels
-    from arbitre.kernels import BRIDGE, any_clear
+    from arbitre.kernels import BRIDGE, EPS, _near_window, any_clear
 else:  # interpreted: the same kernels, interpreted too
     from arbitre.backend import interpreted
 
     BRIDGE = interpreted().BRIDGE
+    EPS = interpreted().EPS
     any_clear = interpreted().any_clear
+    _near_window = interpreted()._near_window
 
 
 @njit(cache=True, parallel=True)
@@ -103,3 +106,184 @@ def clear_among(
             out,
         )
     return found
+
+
+@njit(cache=True)
+def outline_gaps(
+    xy: np.ndarray,
+    piece: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+) -> np.ndarray:
+    """For each point ``xy[i]`` and polygon piece ``piece[i]`` (its edges
+    ``edges[eoff[k]:eoff[k + 1]]``, every ring), the distance from the point to the
+    outline, negative when the point is inside (even-odd over the rings); infinite for a
+    piece without edges."""
+    m = xy.shape[0]
+    out = np.empty(m)
+    for i in range(m):
+        px = xy[i, 0]
+        py = xy[i, 1]
+        k = piece[i]
+        best = np.inf
+        inside = False
+        for e in range(eoff[k], eoff[k + 1]):
+            x0 = edges[e, 0]
+            y0 = edges[e, 1]
+            x1 = edges[e, 2]
+            y1 = edges[e, 3]
+            dx = x1 - x0
+            dy = y1 - y0
+            ll = dx * dx + dy * dy
+            t = 0.0 if ll == 0.0 else ((px - x0) * dx + (py - y0) * dy) / ll
+            t = min(1.0, max(0.0, t))
+            d = math.hypot(px - (x0 + t * dx), py - (y0 + t * dy))
+            if d < best:
+                best = d
+            if (y0 > py) != (y1 > py) and px < x0 + (py - y0) * dx / dy:
+                inside = not inside
+        out[i] = -best if inside else best
+    return out
+
+
+@njit(cache=True, parallel=True)
+def level_tests(
+    a: np.ndarray,
+    b: np.ndarray,
+    sa: np.ndarray,
+    sb: np.ndarray,
+    need: np.ndarray,
+    visible: np.ndarray,
+    slot: np.ndarray,
+    set_off: np.ndarray,
+    set_piece: np.ndarray,
+    start: np.ndarray,
+    n_real: int,
+    rank: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    half: float,
+    grazing: bool,
+) -> np.ndarray:
+    """The G8 what-if of many pairs on several offset indexes packed one after another
+    (index ``L``: kernel pieces ``start[L]:start[L + 1]``, its real pieces first, then
+    its bridges, whose ``disc`` rows hold their ends in the index's own numbering):
+    whether pair ``i`` (discs ``a[i]``, ``b[i]``, bases ``sa[i]``, ``sb[i]`` in that
+    numbering) keeps its answer ``visible[i]`` on index ``slot[i]``, only pieces of
+    ``rank`` at least ``need[i]`` blocking.
+
+    A pair not in sight is first tested with only its closing pieces
+    ``set_piece[set_off[i]:set_off[i+1]]`` blocking (and the bridges among them), as
+    :func:`clear_among` does: closed by them alone, it stays closed. Otherwise the S3
+    test runs on every piece, as :func:`arbitre.kernels.any_clear_batch` chooses them."""
+    m = a.shape[0]
+    ok = np.zeros(m, np.bool_)
+    for i in prange(m):
+        p0 = start[slot[i]]
+        p1 = start[slot[i] + 1]
+        s0 = set_off[i]
+        s1 = set_off[i + 1]
+        out = np.empty(4)
+        cand = np.empty(max(p1 - p0, 1), np.int64)
+        ax = a[i, 0]
+        ay = a[i, 1]
+        bx = b[i, 0]
+        by = b[i, 1]
+        if not visible[i] and s1 > s0:
+            reach = max(a[i, 2], b[i, 2]) + half + 1e-6
+            x0 = min(ax, bx) - reach
+            x1 = max(ax, bx) + reach
+            y0 = min(ay, by) - reach
+            y1 = max(ay, by) + reach
+            nc = 0
+            for k in range(p0, p1):
+                loc = k - p0
+                if loc < n_real:
+                    inside = False
+                    for j in range(s0, s1):
+                        if set_piece[j] == loc:
+                            inside = True
+                    if not inside:
+                        continue
+                else:
+                    if kind[k] != BRIDGE:
+                        continue
+                    e0 = int(disc[k, 0])
+                    e1 = int(disc[k, 1])
+                    n0 = False
+                    n1 = False
+                    for j in range(s0, s1):
+                        if set_piece[j] == e0:
+                            n0 = True
+                        if set_piece[j] == e1:
+                            n1 = True
+                    if not (n0 and n1):
+                        continue
+                if bbox[k, 0] > x1 or bbox[k, 2] < x0 or bbox[k, 1] > y1 or bbox[k, 3] < y0:
+                    continue
+                cand[nc] = k
+                nc += 1
+            if not any_clear(
+                ax,
+                ay,
+                a[i, 2],
+                bx,
+                by,
+                b[i, 2],
+                cand,
+                nc,
+                kind,
+                disc,
+                eoff,
+                edges,
+                half,
+                grazing,
+                out,
+            ):
+                ok[i] = True
+                continue
+        reach = max(a[i, 2], b[i, 2]) + half + 10.0 * EPS
+        nc = 0
+        for k in range(p0, p1):
+            loc = k - p0
+            if loc == sa[i] or loc == sb[i]:
+                continue
+            if kind[k] == BRIDGE:
+                e0 = int(disc[k, 0])
+                e1 = int(disc[k, 1])
+                if e0 == sa[i] or e0 == sb[i] or e1 == sa[i] or e1 == sb[i]:
+                    continue
+            if rank[k] < need[i]:
+                continue
+            if (
+                bbox[k, 0] > max(ax, bx) + reach
+                or bbox[k, 2] < min(ax, bx) - reach
+                or bbox[k, 1] > max(ay, by) + reach
+                or bbox[k, 3] < min(ay, by) - reach
+            ):
+                continue
+            if _near_window(k, ax, ay, bx, by, reach, kind, disc, eoff, edges):
+                cand[nc] = k
+                nc += 1
+        found = any_clear(
+            ax,
+            ay,
+            a[i, 2],
+            bx,
+            by,
+            b[i, 2],
+            cand,
+            nc,
+            kind,
+            disc,
+            eoff,
+            edges,
+            half,
+            grazing,
+            out,
+        )
+        ok[i] = found == visible[i]
+    return ok

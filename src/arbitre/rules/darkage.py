@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from fractions import Fraction
 from functools import lru_cache
+from itertools import combinations
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
@@ -31,7 +32,8 @@ from arbitre.errors import RulesError
 from arbitre.i18n import N_, T_, TN_, Lang, Text, Word, current, join, tr
 from arbitre.rules import schema
 from arbitre.rules.darkage_alone import closed_by
-from arbitre.rules.darkage_margins import los_margins, near_copy
+from arbitre.rules.darkage_levels import levels
+from arbitre.rules.darkage_margins import LEVELS, los_margins
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest, ids
 from arbitre.rules.ruling import NO_MARGIN, LosRuling, Margin, Reason, chance, point, reasons_json
@@ -221,6 +223,27 @@ def _with_blockers(
     return out
 
 
+#: Where no piece closes a window alone, each two of at most this many pieces are asked
+#: whether they close it (the work of that grows as the square of the pieces).
+PAIRS_UP_TO = 16
+
+
+def _closing(
+    table: Table,
+    ix: sight.SightIndex,
+    s: np.ndarray,
+    g: np.ndarray,
+    asks: Sequence[tuple[int, tuple[int, ...]]],
+) -> list[tuple[int, tuple[int, ...]]]:
+    """The asks ``(pair i, pieces)`` whose pieces close pair i's window alone (one kernel
+    call: :func:`arbitre.rules.darkage_alone.closed_by`), in the order asked."""
+    if not asks:
+        return []
+    r = np.fromiter((i for i, _ in asks), np.int64, len(asks))
+    yes = closed_by(table, ix, s[r], g[r], [x for _, x in asks])
+    return [ask for ask, y in zip(asks, yes.tolist(), strict=True) if y]
+
+
 def _needed(
     table: Table,
     ix: sight.SightIndex,
@@ -238,28 +261,30 @@ def _needed(
 
     Each piece is first asked whether it closes the window alone (cheap: its own pinned
     lines). Two that do keep it closed without either, so none is needed; one that does
-    keeps it closed without any other, so only it is tried away. The exact S3 test
-    without a piece runs only for the pieces these answers leave open."""
+    keeps it closed without any other, so only it is tried away. Where none does, each
+    two of them are asked the same (still cheap: two pieces' lines): a piece left out of
+    some closing two is not needed, so only the pieces in every closing two are tried
+    away. The exact S3 test without a piece runs only for the pieces these answers leave
+    open."""
     where = {name: k for k, name in enumerate(ix.ids)}
     many = [i for i, line in enumerate(lines) if not line.clear and len(line.blockers) > 1]
-    cand = [(i, where[name]) for i in many for name in lines[i].blockers]
-    alone = closed_by(
-        table,
-        ix,
-        np.asarray([s[i] for i, _ in cand], np.int64),
-        np.asarray([g[i] for i, _ in cand], np.int64),
-        [(k,) for _, k in cand],
-    )
+    blocking = {i: [where[name] for name in lines[i].blockers] for i in many}
+    alone = _closing(table, ix, s, g, [(i, (k,)) for i in many for k in blocking[i]])
     lone: dict[int, list[int]] = {i: [] for i in many}
-    for (i, k), yes in zip(cand, alone.tolist(), strict=True):
-        if yes:
-            lone[i].append(k)
+    for i, (k,) in alone:
+        lone[i].append(k)
+    none = [i for i in many if not lone[i] and len(blocking[i]) <= PAIRS_UP_TO]
+    twos: dict[int, list[tuple[int, ...]]] = {i: [] for i in none}
+    asks = [(i, two) for i in none for two in combinations(blocking[i], 2)]
+    for j, two in _closing(table, ix, s, g, asks):
+        twos[j].append(two)
     rows: list[int] = []
     gone: list[int] = []
     for i in many:
         if len(lone[i]) > 1:
             continue  # each closes it alone: without any one the window stays closed
-        for k in lone[i] or [where[name] for name in lines[i].blockers]:
+        tried = lone[i] or [k for k in blocking[i] if all(k in two for two in twos.get(i, ()))]
+        for k in tried:
             rows.append(i)
             gone.append(k)
     opened: set[tuple[int, int]] = set()
@@ -311,15 +336,15 @@ def _through_windows(
     if opts.windows != "open" or not walls:
         return out
     seen = [i for i, line in enumerate(lines) if line.clear]
-    closed = near_copy(table, frozenset(), 0.0, ranks, s[seen], g[seen])  # walls whole
-    reach = sight.window_reach(closed.table, closed.s, closed.g, index=closed.ix)
+    closed = levels(table, LEVELS[-1]).index(frozenset(), 0.0)  # walls whole
+    reach = sight.window_reach(table, s[seen], g[seen], index=closed)
     asks: list[tuple[int, tuple[str, ...]]] = []
-    nt = closed.ix.n_terrain
+    nt = closed.n_terrain
     for i, near in zip(seen, reach, strict=True):
         names = tuple(
-            closed.ix.ids[k]
+            closed.ids[k]
             for k in near.tolist()
-            if k < nt and closed.ix.ids[k] in walls and ranks[k] >= need[i]
+            if k < nt and closed.ids[k] in walls and ranks[k] >= need[i]
         )
         if names:
             asks.append((i, names))
@@ -328,12 +353,7 @@ def _through_windows(
     r = np.asarray([i for i, _ in asks], np.int64)
     pairs = [(table.models[int(s[i])].id, table.models[int(g[i])].id) for i in r]
     tests = sight.clear_lines(
-        closed.table,
-        pairs,
-        piece_rank=closed.ranks,
-        min_rank=need[r],
-        index=closed.ix,
-        closers=False,
+        table, pairs, piece_rank=ranks, min_rank=need[r], index=closed, closers=False
     )
     for (i, names), test in zip(asks, tests, strict=True):
         if not test.clear:

@@ -2,7 +2,7 @@
 without changing whether the target is in sight.
 
 The bound comes from the exact S3 test run on grown or shrunk copies of the table
-(:func:`arbitre.sight.sight_index` with ``erode``), never from the one witness found
+(:func:`arbitre.sight.build_index` with ``erode``), never from the one witness found
 (that witness is pinned against the pieces it skirts: its own clearance is often 0).
 
 - In sight: if a clear line still joins the bases when every other piece and base is
@@ -14,28 +14,29 @@ The bound comes from the exact S3 test run on grown or shrunk copies of the tabl
   by less than ``m`` opens no line: any clear line after the move lies within ``m`` of
   a line that would clear the shrunk pieces.
 
-``m`` is searched among :data:`LEVELS` (a bisection over them): the margin is the
-largest level the test passes, 0 when even the smallest fails, and at most the largest
-(a margin of :data:`LEVELS[-1]` means at least that much). ``margin_test`` names the
-pieces that decide: those reaching into the window once grown by the first level
-failed (in sight), or those that close it (not in sight).
+``m`` is searched among :data:`LEVELS` (a bisection over them, the widest first): the
+margin is the largest level the test passes, 0 when even the smallest fails, and at most
+the largest (a margin of :data:`LEVELS[-1]` means at least that much). ``margin_test``
+names the pieces that decide: those reaching into the window once grown by the first
+level failed (in sight), or those that close it (not in sight).
 
-Two shortcuts keep the answers and spare work: a level asked of a few pairs runs on a
-copy of the table holding only the models near their windows (:func:`near_copy`: the
-kernels see there the same pieces in the same order, for less to pack), and a pair not
-in sight whose closing pieces still close its shrunk window alone
-(:func:`arbitre.rules.darkage_alone.closed_by`) is not tested against every piece.
+The offset indexes come from :mod:`arbitre.rules.darkage_levels` (the same arrays as a
+fresh build, for a fraction of its work), and each round of the bisection is one kernel
+call for every pair and level (:func:`arbitre.kernels_darkage.level_tests`). A pair not
+in sight whose closing pieces still close its shrunk window alone is not tested against
+every piece (the kernel asks that first, as
+:func:`arbitre.rules.darkage_alone.closed_by` does).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
 
 import numpy as np
 
-from arbitre import sight
-from arbitre.rules.darkage_alone import closed_by
+from arbitre import backend, sight
+from arbitre.rules import darkage_alone
+from arbitre.rules.darkage_levels import levels
 from arbitre.rules.options import shared_options
 from arbitre.rules.ruling import Margin
 from arbitre.table import Table
@@ -50,105 +51,87 @@ def _solid(ix: sight.SightIndex, table: Table) -> frozenset[str]:
     return walls if walls and ix is sight.sight_index(table, walls) else frozenset()
 
 
-#: Above this many pairs a level's what-if runs on the whole table: their windows cover
-#: most of it anyway.
-NEAR_BELOW = 400
-
-#: A copy with more than this share of the models is not worth making: a new table
-#: (its hash covers every model) and its packing cost about what the whole table's does.
-NEAR_SHARE = 0.5
+def _slot(visible: np.ndarray, level: np.ndarray) -> np.ndarray:
+    """The offset index of each test: grown by the level for a pair in sight (slots
+    ``0..``), shrunk by it for one not in sight (slots ``len(LEVELS)..``)."""
+    return np.where(visible, level, len(LEVELS) + level)
 
 
-@dataclass(frozen=True, slots=True, eq=False)
-class NearCopy:
-    """A grown or shrunk copy of the table for some pairs: their two models and every
-    model whose base comes near one of their windows, with all the terrain. The S3 test
-    and the window's reach see there the very pieces they see on the whole table, in the
-    same order (see :func:`near_copy`), so they answer alike, for less to pack."""
-
-    table: Table
-    ix: sight.SightIndex
-    s: np.ndarray
-    g: np.ndarray
-    ranks: np.ndarray
+def _erode(slot: int) -> float:
+    """The offset of index ``slot`` (mm: negative grows)."""
+    return -LEVELS[slot] if slot < len(LEVELS) else LEVELS[slot - len(LEVELS)]
 
 
-def near_copy(
+def _tests(
     table: Table,
     solid: frozenset[str],
-    erode: float,
-    ranks: np.ndarray,
-    s: np.ndarray,
-    g: np.ndarray,
-) -> NearCopy:
-    """The copy of ``table`` shrunk by ``erode`` (grown when negative) for the pairs of
-    model indices ``(s[i], g[i])``. A model is kept when its base comes within the window
-    reach (the larger base and half the beam), three times the erosion (the pair's base,
-    the model's own, a bridge's) and the contact tolerance of the segment joining a
-    pair's centres: so every piece the kernels look at near the window and every G4
-    bridge near it (none is longer than the tolerance and the erosion) are there. Models
-    keep their order, so the pieces and bridges keep theirs."""
-    every = len(table.models)
-    if len(s) <= NEAR_BELOW and every:
-        xy, r = sight.positions(table)
-        a, b = xy[s], xy[g]
-        room = np.maximum(r[s], r[g]) + table.beam / 2.0 + 3.0 * abs(erode)
-        room = room + table.contact_tolerance + 1.0
-        d = b - a
-        den = np.maximum((d * d).sum(axis=1), 1e-300)
-        keep = np.zeros(every, np.bool_)
-        keep[s] = keep[g] = True
-        step = max(1, 200_000 // every)
-        for i in range(0, len(s), step):  # pairs x models at once, in slices
-            w = xy[None, :, :] - a[i : i + step, None, :]
-            dd = d[i : i + step, None, :]
-            t = np.clip((w * dd).sum(axis=2) / den[i : i + step, None], 0.0, 1.0)
-            gap = np.hypot(w[..., 0] - t * dd[..., 0], w[..., 1] - t * dd[..., 1]) - r
-            keep |= (gap <= room[i : i + step, None]).any(axis=0)
-        if keep.sum() <= NEAR_SHARE * every:  # else packing the copy saves too little
-            kept = np.flatnonzero(keep)
-            sub = replace(table, models=tuple(table.models[k] for k in kept.tolist()))
-            new = np.full(every, -1, np.int64)
-            new[kept] = np.arange(len(kept))
-            nt = len(table.terrain)
-            pieces = np.concatenate([np.arange(nt), nt + kept])
-            return NearCopy(
-                sub,
-                sight.build_index(sub, solid=solid, erode=erode),
-                new[s],
-                new[g],
-                np.asarray(ranks)[pieces],
-            )
-    return NearCopy(table, sight.sight_index(table, solid, erode=erode), s, g, ranks)
-
-
-def _passes(
-    table: Table,
-    ix: sight.SightIndex,
-    visible: bool,
     ranks: np.ndarray,
     need: np.ndarray,
     s: np.ndarray,
     g: np.ndarray,
-    closers: Sequence[tuple[int, ...]],
+    visible: np.ndarray,
+    slot: np.ndarray,
+    closers: Sequence[Sequence[int]],
 ) -> np.ndarray:
-    """Whether each pair of model indices ``(s[i], g[i])`` keeps its answer ``visible``
-    on the grown or shrunk index ``ix``. A pair not in sight whose closing pieces
-    ``closers[i]`` (indices of ``ix``) still close its window alone stays closed
-    whatever else stands in it; only the others run the exact test on every piece."""
-    out = np.zeros(len(s), np.bool_)
-    rest = np.arange(len(s))
-    if not visible:
-        out = closed_by(table, ix, s, g, closers)
-        rest = np.flatnonzero(~out)
-    if len(rest):
-        models = table.models
-        pairs = [(models[int(s[i])].id, models[int(g[i])].id) for i in rest]
-        tests = sight.clear_lines(
-            table, pairs, piece_rank=ranks, min_rank=need[rest], index=ix, closers=False
-        )
-        out[rest] = [t.clear is visible for t in tests]
-    return out
+    """Whether each pair of model indices ``(s[i], g[i])`` keeps its answer
+    ``visible[i]`` on the offset index ``slot[i]`` (one kernel call for them all)."""
+    found = levels(table, LEVELS[-1])
+    used = np.unique(slot).tolist()
+    where = np.full(2 * len(LEVELS), -1, np.int64)
+    parts = [_packed(found.index(solid, _erode(k)), ranks) for k in used]
+    where[used] = np.arange(len(used))
+    start = np.zeros(len(parts) + 1, np.int64)
+    np.cumsum([len(p[0]) for p in parts], out=start[1:])
+    first_edge = np.cumsum([0] + [len(p[4]) for p in parts[:-1]])
+    eoff = np.concatenate(
+        [p[3][:-1] + e for p, e in zip(parts, first_edge.tolist(), strict=True)]
+        + [np.asarray([sum(len(p[4]) for p in parts)], np.int64)]
+    )
+    counts = np.fromiter((len(x) for x in closers), np.int64, len(closers))
+    off = np.zeros(len(closers) + 1, np.int64)
+    np.cumsum(counts, out=off[1:])
+    piece = np.fromiter((k for x in closers for k in x), np.int64, int(off[-1]))
+    xyr = darkage_alone.xyr(table)
+    ix0 = found.index(solid, _erode(used[0]))
+    nt = ix0.n_terrain
+    work = len(s) * max(p[6] for p in parts)
+    return np.asarray(
+        backend.kernels(work, "arbitre.kernels_darkage").level_tests(
+            np.ascontiguousarray(xyr[s]),
+            np.ascontiguousarray(xyr[g]),
+            s + nt,
+            g + nt,
+            np.asarray(need, np.int64),
+            np.asarray(visible, np.bool_),
+            where[slot],
+            off,
+            piece,
+            start,
+            ix0.n_pieces,
+            np.concatenate([p[5] for p in parts]),
+            np.concatenate([p[0] for p in parts]),
+            np.vstack([p[1] for p in parts]),
+            eoff,
+            np.ascontiguousarray(np.vstack([p[4] for p in parts])),
+            np.vstack([p[2] for p in parts]),
+            max(ix0.half, 0.0),
+            bool(table.option("grazing_blocks", False)),
+        ),
+        np.bool_,
+    )
+
+
+def _packed(
+    ix: sight.SightIndex, ranks: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+    """An index's arrays for :func:`_tests`: kind, disc, bbox, eoff, edges (the bridges
+    after the real pieces), the D4 rank of every kernel piece (a bridge: the lower of
+    its ends', as :func:`arbitre.sight.clear_lines` ranks it) and one pair's S3 work."""
+    kind, disc, eoff, edges, bbox = ix.packed
+    e = ix.bridge_ends
+    real = np.asarray(ranks, np.int64)[: ix.n_pieces]
+    rank = np.concatenate([real, np.minimum(real[e[:, 0]], real[e[:, 1]])])
+    return kind, disc, bbox, eoff, edges, rank, ix.work(each=sight.window_work)
 
 
 def los_margins(
@@ -167,39 +150,28 @@ def los_margins(
     visible = np.asarray(visible, np.bool_)
     solid = _solid(ix, table)
     n = len(s)
-    places: dict[tuple[str, ...], dict[str, int]] = {}  # piece ids -> index, per copy
+    where = {name: k for k, name in enumerate(ix.ids)}  # every offset index numbers alike
+    sets = [tuple(where[name] for name in c) for c in closers]
     lo = np.full(n, -1, np.int64)  # index of the largest level passed (-1: none)
     hi = np.full(n, len(LEVELS), np.int64)  # index of the smallest level failed
-    while True:
+    mid = np.full(n, len(LEVELS) - 1, np.int64)  # the widest first: most settle there
+    todo = np.arange(n)
+    while len(todo):
+        ok = _tests(
+            table,
+            solid,
+            ranks,
+            need[todo],
+            s[todo],
+            g[todo],
+            visible[todo],
+            _slot(visible[todo], mid[todo]),
+            [sets[i] if not visible[i] else () for i in todo.tolist()],
+        )
+        lo[todo[ok]] = mid[todo[ok]]
+        hi[todo[~ok]] = mid[todo[~ok]]
         todo = np.flatnonzero(hi - lo > 1)
-        if not len(todo):
-            break
         mid = (lo + hi) // 2
-        if (hi == len(LEVELS)).all() and (lo < 0).all():
-            mid[:] = len(LEVELS) - 1  # the widest first: most pairs settle there at once
-        for level in np.unique(mid[todo]).tolist():
-            for vis in (True, False):
-                r = todo[(mid[todo] == level) & (visible[todo] == vis)]
-                if not len(r):
-                    continue
-                near = near_copy(
-                    table, solid, -LEVELS[level] if vis else LEVELS[level], ranks, s[r], g[r]
-                )
-                where = places.get(near.ix.ids) or places.setdefault(
-                    near.ix.ids, {name: k for k, name in enumerate(near.ix.ids)}
-                )
-                ok = _passes(
-                    near.table,
-                    near.ix,
-                    vis,
-                    near.ranks,
-                    need[r],
-                    near.s,
-                    near.g,
-                    [tuple(where[n] for n in closers[i]) for i in r],
-                )
-                lo[r[ok]] = level
-                hi[r[~ok]] = level
     close_call = shared_options(table).close_call
     names = _deciding(table, solid, ranks, need, s, g, visible, hi, closers)
     out = []
@@ -232,10 +204,10 @@ def _deciding(
         if level >= len(LEVELS):
             continue
         rows = np.flatnonzero(visible & (hi == level))
-        near = near_copy(table, solid, -LEVELS[level], ranks, s[rows], g[rows])
-        reach = sight.window_reach(near.table, near.s, near.g, index=near.ix)
+        grown = levels(table, LEVELS[-1]).index(solid, -LEVELS[level])
+        reach = sight.window_reach(table, s[rows], g[rows], index=grown)
         for i, inside in zip(rows.tolist(), reach, strict=True):
-            out[i] = tuple(near.ix.ids[k] for k in inside if near.ranks[k] >= need[i])
+            out[i] = tuple(grown.ids[k] for k in inside.tolist() if ranks[k] >= need[i])
     for i in np.flatnonzero(visible & (hi >= len(LEVELS))).tolist():
         out[i] = ()
     return out

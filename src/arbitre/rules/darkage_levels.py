@@ -1,0 +1,365 @@
+"""The grown and shrunk sight indexes of the Dark Age G8 margins, each derived from the
+table's pieces in a fraction of a fresh build.
+
+A margin level's index (:func:`arbitre.sight.build_index` with ``erode``) differs from
+the plain one by a few distances: every piece and base offset by the level, and the G4
+bridges that the offset contact test finds. The terrain's part does not move with the
+models (packed once per terrain and level, :func:`_terrain_part`); the bases are discs
+whose radii shrink or grow; and the only bridges that involve a base are those of the
+few bases that come near another piece once offset. So a level packs every base itself
+and measures bridges only on a copy of the table holding those few bases (the very
+measure of a fresh build, on the same pieces, so the same bridges in the same order),
+then puts them back in the whole table's numbering.
+
+Which bases may touch something at a level comes from the true gaps, measured once per
+table (:class:`Gaps`), bounded the safe way: an offset never brings two pieces nearer
+than the bound says (a shrunk polygon lies at least ``erode`` inside the true one, a
+grown one at most five times the growth outside it: the mitre limit of the offset).
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+
+import numpy as np
+import shapely
+
+from arbitre import backend, sight
+from arbitre.geometry import CircleFootprint, WallFootprint
+from arbitre.table import Table, Terrain
+
+_K = backend.interpreted()
+
+#: The most a grown polygon reaches past the true one, per mm of growth (the offset's
+#: mitre limit is 5), with room to spare.
+_MITRE = 6.0
+
+#: Slack of the candidate bounds (mm): they only choose the bases measured.
+_SLACK = 1e-3
+
+#: Room for rounding where a gap is measured again on the offset pieces (mm).
+_ROUND = 1e-5
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _TerrainShapes:
+    """The terrain's true footprints for the gap bounds: the circles' indices, the other
+    pieces' indices, shapes and boxes (windows closed: a wall with its windows opened is
+    part of the whole one, and no nearer), and which pieces have a footprint GEOS finds
+    invalid (packed, it may be mended into another shape: no bound is trusted there)."""
+
+    circle: np.ndarray
+    poly: np.ndarray
+    shapes: np.ndarray
+    bounds: np.ndarray
+    odd: np.ndarray
+
+
+@lru_cache(maxsize=16)
+def _terrain_shapes(terrain: tuple[Terrain, ...]) -> _TerrainShapes:
+    circle, poly, shapes = [], [], []
+    odd = np.zeros(len(terrain), np.bool_)
+    for k, piece in enumerate(terrain):
+        fp = piece.footprint
+        if isinstance(fp, CircleFootprint):
+            circle.append(k)
+            continue
+        poly.append(k)
+        shapes.append(fp.shape())
+        odd[k] = not shapes[-1].is_valid or (
+            isinstance(fp, WallFootprint) and not fp.solid().is_valid
+        )
+    geoms = np.asarray(shapes, dtype=np.object_)
+    return _TerrainShapes(
+        np.asarray(circle, np.int64),
+        np.asarray(poly, np.int64),
+        geoms,
+        shapely.bounds(geoms).reshape(-1, 4) if len(geoms) else np.zeros((0, 4)),
+        odd,
+    )
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Gaps:
+    """The near pairs of a table with a base, found once on the true pieces: pairs of
+    bases ``(i, j)`` and their centre distance, bases and circular pieces (model,
+    terrain index, centre distance), bases and other pieces (model, terrain index)."""
+
+    mm: tuple[np.ndarray, np.ndarray, np.ndarray]
+    mc: tuple[np.ndarray, np.ndarray, np.ndarray]
+    mp: tuple[np.ndarray, np.ndarray]
+
+
+def gaps(table: Table, within: float) -> Gaps:
+    """The pairs with a base whose true gap is at most ``within`` (mm), and a few more."""
+    xy, r = sight.positions(table)
+    n = len(r)
+    reach = within + 1e-6
+    # bases: a sweep along x, then the exact gap
+    order = np.argsort(xy[:, 0], kind="stable")
+    xs = xy[order, 0]
+    rmax = float(r.max()) if n else 0.0
+    hi = np.searchsorted(xs, xs + 2.0 * rmax + reach, side="right")
+    counts = hi - np.arange(1, n + 1)
+    first = np.repeat(np.arange(n), counts)
+    start = np.repeat(np.cumsum(counts) - counts, counts)
+    second = first + 1 + np.arange(int(counts.sum())) - start
+    a, b = order[first], order[second]
+    d = np.hypot(*(xy[a] - xy[b]).T) if len(a) else np.zeros(0)
+    ok = d - r[a] - r[b] <= reach
+    mm = (a[ok], b[ok], d[ok])
+    ts = _terrain_shapes(table.terrain)
+    none = np.zeros(0, np.int64)
+    mc: tuple[np.ndarray, np.ndarray, np.ndarray] = (none, none, np.zeros(0))
+    if len(ts.circle) and n:
+        fps = [table.terrain[k].footprint for k in ts.circle.tolist()]
+        cxyr = np.asarray(
+            [(fp.centre.x, fp.centre.y, fp.radius) for fp in fps if isinstance(fp, CircleFootprint)]
+        )
+        dc = np.hypot(xy[:, None, 0] - cxyr[None, :, 0], xy[:, None, 1] - cxyr[None, :, 1])
+        m, c = np.nonzero(dc - r[:, None] - cxyr[None, :, 2] <= reach)
+        mc = (m, ts.circle[c], dc[m, c])
+    mp: tuple[np.ndarray, np.ndarray] = (none, none)
+    if len(ts.poly) and n:
+        room = (r + reach)[:, None]
+        bx = ts.bounds
+        near = (xy[:, 0:1] >= bx[None, :, 0] - room) & (xy[:, 0:1] <= bx[None, :, 2] + room)
+        near &= (xy[:, 1:2] >= bx[None, :, 1] - room) & (xy[:, 1:2] <= bx[None, :, 3] + room)
+        m, q = np.nonzero(near)
+        dist = np.asarray(shapely.distance(shapely.points(xy[m]), ts.shapes[q]), np.float64)
+        keep = dist - r[m] <= reach
+        mp = (m[keep], ts.poly[q[keep]])
+    return Gaps(mm, mc, mp)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Near:
+    """What may touch at one level: the pairs of discs (bases, and a base with a round
+    piece) whose offset gap is about within the reach, as kernel pieces ``(k, j)``,
+    ``k < j``; and the bases that may touch a polygon (then a copy of the table measures
+    their bridges, :func:`level_index`)."""
+
+    discs: np.ndarray
+    polygonal: np.ndarray
+
+    def models(self, n_terrain: int) -> np.ndarray:
+        """Every base that may touch something (model indices, sorted)."""
+        inside = self.discs[self.discs >= n_terrain] - n_terrain
+        return np.unique(np.concatenate([inside, self.polygonal])).astype(np.int64)
+
+
+def candidates(table: Table, found: Gaps, terrain: sight.SightIndex, erode: float) -> Near:
+    """The pieces that may have a G4 bridge with a base on ``table`` offset by ``erode``
+    (``terrain``: the terrain's part of that index): a superset of those of
+    :func:`arbitre.sight.build_index`. A bridge joins two pieces that do not overlap,
+    their gap at most the reach; the gaps are measured again on the offset pieces, with
+    room for rounding (only where the true gaps let them come that near)."""
+    none = np.zeros(0, np.int64)
+    reach = table.contact_tolerance + erode + 10 * _K.EPS
+    if reach < -_K.EPS:  # no gap is that small without an overlap
+        return Near(none.reshape(0, 2), none)
+    lo, hi = -_K.EPS - _ROUND, reach + _ROUND
+    nt = len(table.terrain)
+    _, r = sight.positions(table)
+    rr = np.maximum(r - erode, 0.0)
+    a, b, d = found.mm
+    gap = d - rr[a] - rr[b]
+    hit = (gap >= lo) & (gap <= hi)
+    pairs = [np.column_stack([nt + np.minimum(a[hit], b[hit]), nt + np.maximum(a[hit], b[hit])])]
+    m, c, dc = found.mc
+    hit = (dc - rr[m] - terrain.disc[c, 2] >= lo) & (dc - rr[m] - terrain.disc[c, 2] <= hi)
+    pairs.append(np.column_stack([c[hit], nt + m[hit]]))
+    polygonal = none
+    m, q = found.mp
+    if len(m):
+        edges = backend.piece_sizes(terrain.kind, terrain.eoff)[q]
+        signed = backend.kernels(int(edges.sum()), "arbitre.kernels_darkage").outline_gaps(
+            np.ascontiguousarray(sight.positions(table)[0][m]),
+            q,
+            terrain.eoff,
+            terrain.edges,
+        )  # the centre's distance to the offset outline, negative inside
+        near = np.abs(signed) - rr[m]
+        ok = (signed >= -_ROUND) & (near >= lo) & (near <= hi)
+        polygonal = np.unique(m[ok | _terrain_shapes(table.terrain).odd[q]]).astype(np.int64)
+    return Near(np.vstack(pairs).astype(np.int64).reshape(-1, 2), polygonal)
+
+
+def _disc_bridges(
+    disc: np.ndarray, pairs: np.ndarray, tolerance: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """G4 between discs, as :func:`arbitre.sight.build_index` measures two discs: the
+    pairs ``(k, j)`` of ``pairs`` (kernel pieces, discs ``disc[k]``) that touch without
+    overlapping, in order of ``k`` then ``j``, and the segments joining their rims."""
+    reach = tolerance + 10 * _K.EPS
+    ends: list[tuple[int, int]] = []
+    segs: list[tuple[float, float, float, float]] = []
+    for k, j in sorted(set(map(tuple, pairs.tolist()))):
+        (ax, ay, ar), (bx, by, br) = disc[k].tolist(), disc[j].tolist()
+        d = math.hypot(bx - ax, by - ay)
+        if d - ar - br > reach or d - ar - br < -_K.EPS or d == 0.0:
+            continue
+        ux, uy = (bx - ax) / d, (by - ay) / d
+        ends.append((k, j))
+        segs.append((ax + ar * ux, ay + ar * uy, bx - br * ux, by - br * uy))
+    return np.asarray(ends, np.int64).reshape(-1, 2), np.asarray(segs, np.float64).reshape(-1, 4)
+
+
+def _bridge_rows(
+    real: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+    ends: np.ndarray,
+    segs: np.ndarray,
+) -> tuple[np.ndarray, ...]:
+    """The kernels' arrays with the bridges after the real pieces, packed as
+    :attr:`arbitre.sight.SightIndex.full` packs them: each a polygon of two edges
+    p -> q -> p, its ``disc`` row holding its ends."""
+    kind, disc, eoff, edges, bbox = real
+    nb = len(ends)
+    rows = np.empty((2 * nb, 4))
+    rows[0::2] = segs
+    rows[1::2] = segs[:, [2, 3, 0, 1]]
+    boxes = np.column_stack(
+        [
+            np.minimum(segs[:, 0], segs[:, 2]),
+            np.minimum(segs[:, 1], segs[:, 3]),
+            np.maximum(segs[:, 0], segs[:, 2]),
+            np.maximum(segs[:, 1], segs[:, 3]),
+        ]
+    )
+    return (
+        np.concatenate([kind, np.full(nb, _K.BRIDGE, np.int8)]),
+        np.vstack([disc, np.column_stack([ends.astype(np.float64), np.zeros(nb)])]),
+        np.concatenate([eoff, eoff[-1] + 2 * np.arange(1, nb + 1, dtype=np.int64)]),
+        np.ascontiguousarray(np.vstack([edges, rows])),
+        np.vstack([bbox, boxes]),
+    )
+
+
+@lru_cache(maxsize=64)
+def _terrain_part(bare: Table, solid: frozenset[str], erode: float) -> sight.SightIndex:
+    """The terrain alone packed at ``erode`` (``bare``: the table without models, under
+    no name): the pieces as every table with this terrain packs them, and their bridges."""
+    return sight.build_index(bare, solid=solid, erode=erode)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Shared:
+    """What every level of a table shares: the near pairs (:func:`gaps`), the table
+    without its models under no name (the terrain's key), the bases' ids, centres and
+    radii."""
+
+    found: Gaps
+    bare: Table
+    ids: tuple[str, ...]
+    xy: np.ndarray
+    r: np.ndarray
+
+
+def shared(table: Table, within: float) -> Shared:
+    """:class:`Shared` for ``table``, its near pairs within ``within`` mm."""
+    xy, r = sight.positions(table)
+    bare = replace(table, models=(), name="")
+    return Shared(gaps(table, within), bare, tuple(m.id for m in table.models), xy, r)
+
+
+def level_index(
+    table: Table, common: Shared, solid: frozenset[str], erode: float
+) -> sight.SightIndex:
+    """``sight.build_index(table, solid=solid, erode=erode)``, array for array: the
+    terrain's part packed once, every base packed here, and the bridges measured only
+    on a copy holding the bases :func:`candidates` names (see the module)."""
+    tp = _terrain_part(common.bare, solid, float(erode))
+    near = candidates(table, common.found, tp, erode)
+    nt = tp.n_terrain
+    n = len(common.ids)
+    xy = common.xy
+    radii = np.maximum(common.r - erode, 0.0)
+    model_disc = np.column_stack([xy[:, 0], xy[:, 1], radii]).reshape(-1, 3)
+    x, y = model_disc[:, 0], model_disc[:, 1]
+    boxes = np.column_stack([x - radii, y - radii, x + radii, y + radii]).reshape(-1, 4)
+    kind = np.concatenate([tp.kind, np.full(n, _K.DISC, np.int8)])
+    disc = np.vstack([tp.disc, model_disc])
+    eoff = np.concatenate([tp.eoff, np.full(n, tp.eoff[-1], np.int64)])
+    bbox = np.vstack([tp.bbox, boxes])
+    ends = tp.bridge_ends
+    full: tuple[np.ndarray, ...] = tp.full if len(ends) else ()
+    if len(near.polygonal):  # a copy of the table with those bases measures them
+        keep = near.models(nt)
+        sub = replace(table, models=tuple(table.models[k] for k in keep.tolist()))
+        built = sight.build_index(sub, solid=solid, erode=erode)
+        ends = built.bridge_ends.copy()
+        if len(ends):
+            renumber = np.concatenate([np.arange(nt), nt + keep]).astype(np.int64)
+            ends = renumber[ends]
+            k0, d0, e0, g0, b0 = built.full
+            tail = slice(built.n_pieces, None)
+            bridge_disc = d0[tail].copy()
+            bridge_disc[:, 0:2] = ends.astype(np.float64)
+            full = (
+                np.concatenate([kind, k0[tail]]),
+                np.vstack([disc, bridge_disc]),
+                np.concatenate([eoff, e0[built.n_pieces + 1 :]]),
+                g0,
+                np.vstack([bbox, b0[tail]]),
+            )
+    elif len(near.discs):  # bases and round pieces only: measured here, as there
+        found, segs = _disc_bridges(disc, near.discs, table.contact_tolerance + erode)
+        if len(found):
+            known = tp.full[3][len(tp.edges) :: 2] if len(ends) else np.zeros((0, 4))
+            both = np.vstack([ends, found])
+            order = np.lexsort((both[:, 1], both[:, 0]))
+            ends = both[order]
+            full = _bridge_rows(
+                (kind, disc, eoff, tp.edges, bbox), ends, np.vstack([known, segs])[order]
+            )
+    if len(ends) and full is tp.full:  # the terrain's own bridges only
+        full = _bridge_rows(
+            (kind, disc, eoff, tp.edges, bbox), ends, tp.full[3][len(tp.edges) :: 2]
+        )
+    return sight.SightIndex(
+        ids=tp.ids + common.ids,
+        n_terrain=nt,
+        kind=kind,
+        disc=disc,
+        eoff=eoff,
+        edges=tp.edges,
+        bbox=bbox,
+        blocks=np.concatenate([tp.blocks, np.ones(n, np.bool_)]),
+        half=table.beam / 2.0,
+        bridge_ends=np.asarray(ends, np.int64).reshape(-1, 2),
+        full=full,
+    )
+
+
+@dataclass(eq=False)
+class Levels:
+    """A table's offset indexes, built as asked and kept: by ``(solid, erode)``."""
+
+    table: Table
+    within: float
+    common: Shared | None = None
+    built: dict[tuple[frozenset[str], float], sight.SightIndex] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def index(self, solid: frozenset[str], erode: float) -> sight.SightIndex:
+        """The index of the table offset by ``erode`` with the walls ``solid`` opened."""
+        key = (frozenset(solid), float(erode))
+        got = self.built.get(key)
+        if got is None:
+            with self.lock:
+                if self.common is None:
+                    self.common = shared(self.table, self.within)
+            got = level_index(self.table, self.common, key[0], key[1])
+            self.built[key] = got
+        return got
+
+
+@lru_cache(maxsize=4)
+def levels(table: Table, largest: float) -> Levels:
+    """The offset indexes of ``table`` for levels up to ``largest`` mm (kept for the last
+    few tables: the margins and the windows' reasons of one ruling share them)."""
+    tol = table.contact_tolerance
+    return Levels(table, tol + max(largest, _MITRE * (tol + _SLACK)) + 0.1)
