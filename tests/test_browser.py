@@ -508,3 +508,25 @@ def test_the_page_on_a_phone(browser: Any, tmp_path: Path) -> None:
         if os.environ.get("ARBITRE_WRITE_SCREENSHOT") == "1":
             p.screenshot(path=str(ROOT / "docs" / "serve-phone.png"))
         context.close()
+
+
+def test_a_shot_s_crossed_places_are_outlined_on_the_map(browser: Any, tmp_path: Path) -> None:
+    """P5 in the page: John's shot at the archer, asked from the panel, outlines on the
+    map exactly the places the engine says it crosses; the table's toggles (snap, where
+    can I stand) are not offered on a map of places."""
+    with _Server(str(ROOT / "examples" / "village-forest-places.yaml")) as url:
+        p = browser.new_page(viewport={"width": 1400, "height": 900})
+        p.goto(url)
+        p.wait_for_selector('#placesmap g.unit[data-id="john"]')
+        assert not p.locator("#snap").is_visible() and not p.locator("#stand").is_visible()
+        p.click('#placesmap g.unit[data-id="john"]')
+        p.click('button.shotat[data-target="archer"]')
+        p.wait_for_selector("#placesmap .reachmark.crossed", state="attached")
+        crossed = p.evaluate("() => window.arbitre.lastShot.rulings[0].crossed")
+        marked = p.evaluate(
+            "() => [...document.querySelectorAll('#placesmap .reachmark.crossed')]"
+            ".map((r) => r.closest('g.place').dataset.id)"
+        )
+        assert crossed and sorted(marked) == sorted(crossed)
+        _shot(p, tmp_path, "17-places-shot")
+        p.close()

@@ -227,6 +227,7 @@ function asked(answer) {
   const r = answer.rulings[0];
   S.lastShot = answer;
   showAnswer($("panel"), S, { shoot, best, play: playTo });
+  if (S.subject.kind === "places") markPlaces();
   if (r && r.outcome) status(fmt(T.rolled, { outcome: T[r.outcome] || r.outcome }), "ok");
 }
 
@@ -239,6 +240,7 @@ function render() {
   $("units").hidden = !places;
   $("build").hidden = places; // nothing to build on a map of places
   $("standtoggle").hidden = places; // nor a sight map to draw
+  $("snaptoggle").hidden = places; // nor bases to bring into contact
   $("save").disabled = places;
   $("undo").disabled = !S.subject.can_undo;
   $("redo").disabled = !S.subject.can_redo;
@@ -292,6 +294,16 @@ function markPlaces() {
   if (!svg) return;
   for (const el of svg.querySelectorAll(".reachmark")) el.remove();
   const reach = reachOf();
+  // the places a shot asked from the panel crosses (P5), outlined on the map too
+  const shot = S.lastShot && S.lastShot.rulings && S.lastShot.rulings[0];
+  const crossed = new Set((shot && shot.crossed) || []);
+  for (const g of svg.querySelectorAll("g.place")) {
+    const c = g.querySelector("rect");
+    if (c && crossed.has(g.dataset.id)) {
+      g.insertBefore(s("rect", { x: +c.getAttribute("x") - 7, y: +c.getAttribute("y") - 7, width: +c.getAttribute("width") + 14, height: +c.getAttribute("height") + 14, rx: 12, class: "reachmark crossed" }), c);
+      g.append(s("title", { class: "reachmark" }, fmt(T.crossed, { places: shot.crossed.join(" → ") })));
+    }
+  }
   for (const g of svg.querySelectorAll("g.place")) {
     const card = g.querySelector("rect");
     const id = g.dataset.id;

@@ -105,13 +105,24 @@ function shot(answer) {
   if (r.crossed) {  // a shot across places (P5): the places crossed, the reduction
     return h("div", { class: "rul", id: "shot" },
       h("div", { class: "head" }, fmt(T.pair, { shooter: r.shooter, target: r.target, state: r.allowed ? fmt(T.shot_reduction, { n: r.reduction }) : T.shot_refused })),
-      h("div", {}, fmt(T.crossed, { places: r.crossed.join(", ") || "—" })),
+      h("div", {}, h("span", { class: "sw dash", style: `--c:${COLOURS.cover}` }), fmt(T.crossed, { places: r.crossed.join(", ") || "—" })),
       reasons(r.reasons), refusals(r.refusals));
   }
   return h("div", { class: "rul", id: "shot" },
     h("div", { class: "head" }, fmt(T.pair, { shooter: r.shooter, target: r.target, state: `${fmt(T.rolled, { outcome: T[r.outcome] || r.outcome })} (${fmt(T.seed, { seed: r.seed })})` })),
     h("ul", { class: "reasons" }, ...(r.dice || []).map((d) => h("li", {}, fmt(T.die, d)))),
     reasons(r.reasons));
+}
+
+// an exact number (a chance object: "p" exact, "float"), written whole when short, else
+// rounded with the exact value in the tooltip (a fraction of 2^40 fits no panel)
+const LONG = 11;
+function exact(c, digits = 2) {
+  if (!c) return "";
+  const tiny = 0.5 * 10 ** -digits; // a chance or a mean too small to round: said so
+  const rounded = c.float > 0 && c.float < tiny ? `< ${num(10 ** -digits, digits)}` : num(c.float, digits);
+  if (String(c.p).length <= LONG) return String(c.p) === rounded || rounded.startsWith("<") ? String(c.p) : `${c.p} ≈ ${rounded}`;
+  return h("span", { class: "exact", title: fmt(T.exact_title, { p: c.p }) }, rounded.startsWith("<") ? rounded : `≈ ${rounded}`);
 }
 
 function law(l) {
@@ -125,12 +136,12 @@ function breath(r, answer, actions) {
     h("td", {}, v.id, close(v, answer.unit)),
     h("td", {}, v.in_area ? T.in_area : `${T.spill} (${(v.via || []).join(", ")})`),
     h("td", {}, pct(v.p_affected)),
-    h("td", { title: law(v.hp_lost) }, v.hp_lost ? fmt(T.expected, { mean: v.hp_lost.mean.p }) : "")));
+    h("td", { title: law(v.hp_lost) }, v.hp_lost ? h("span", {}, `${T.expected_word} `, exact(v.hp_lost.mean)) : "")));
   return h("div", { class: "rul", id: "breath" },
     h("div", { class: "head" }, fmt(T.labelled, { label: r.shooter, value: (r.weapon && r.weapon.name) || "" }), t.angle != null ? h("span", { class: "badge" }, fmt(T.aim, { angle: Math.round(t.angle * 10) / 10 })) : null),
     h("div", { class: "hint" }, T.breath_hint),
     h("button", { id: "best", onclick: actions.best }, T.best),
-    r.value ? h("div", {}, fmt(T.value, { value: `${r.value.p} ≈ ${num(r.value.float, 2)}` })) : null,
+    r.value ? h("div", {}, `${T.value_word} `, exact(r.value)) : null,
     h("table", { class: "t" }, h("tr", {}, ...[T.victims, "", T.p_affected, T.hp_lost].map((x) => h("th", {}, x))), ...rows,
       rows.length ? null : h("tr", { class: "none" }, h("td", { colspan: 4 }, T.no_victims))),
     reasons(r.reasons), refusals(r.refusals));

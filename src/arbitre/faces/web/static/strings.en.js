@@ -75,8 +75,6 @@ export default {
   spill: "spilled",
   hp_lost: "HP lost",
   p_affected: "chance",
-  expected: "expected {mean}",
-  value: "Value of this aim: {value}",
   window: "window",
   witness: "witness line",
   ways: "Where {unit} can end its move ({points} points)",
@@ -142,4 +140,7 @@ export default {
   legend_window: "window between the bases (D3), shown when no clear line crosses it",
   legend_witness: "a clear line through the window (D3)",
   no_victims: "No model touched: drag the yellow dot to aim elsewhere, or try Best aim.",
+  expected_word: "expected",
+  value_word: "Value of this aim:",
+  exact_title: "exactly {p}",
 };

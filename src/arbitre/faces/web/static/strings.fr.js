@@ -74,8 +74,6 @@ export default {
   spill: "débordement",
   hp_lost: "PV perdus",
   p_affected: "chance",
-  expected: "espérance {mean}",
-  value: "Valeur de cette visée : {value}",
   window: "fenêtre",
   witness: "ligne témoin",
   ways: "Où {unit} peut finir son mouvement ({points} points d'action)",
@@ -141,4 +139,7 @@ export default {
   legend_window: "fenêtre entre les socles (D3), montrée quand aucune ligne dégagée ne la traverse",
   legend_witness: "une ligne dégagée à travers la fenêtre (D3)",
   no_victims: "Aucun modèle touché : faites glisser le point jaune pour viser ailleurs, ou essayez Meilleure visée.",
+  expected_word: "espérance",
+  value_word: "Valeur de cette visée :",
+  exact_title: "exactement {p}",
 };
