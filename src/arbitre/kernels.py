@@ -1841,3 +1841,61 @@ def line_nearby(
                     near_s[i, c] = slack
                 near_n[i] = c + 1
     return min_small, arg_small, min_large, arg_large, near_n, near_k, near_d, near_s
+
+
+@njit(cache=True)
+def wedge_candidates(
+    ox: float,
+    oy: float,
+    phi: float,
+    lo: float,
+    hi: float,
+    cand: np.ndarray,
+    kind: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    reach: float,
+) -> np.ndarray:
+    """Which pieces ``cand`` can change :func:`visible_share` of a segment seen from o
+    within the angles ``lo..hi`` (relative to ``phi``; the caller widens them a little):
+    a piece whose box, widened by ``reach``, holds o or is seen within those angles, or
+    a polygon with an edge whose line passes within ``reach`` of o (the share kernel
+    adds that edge's directions, both ways, to its critical angles)."""
+    n = len(cand)
+    keep = np.zeros(n, np.bool_)
+    for j in range(n):
+        k = cand[j]
+        x0 = bbox[k, 0] - reach
+        y0 = bbox[k, 1] - reach
+        x1 = bbox[k, 2] + reach
+        y1 = bbox[k, 3] + reach
+        if not (x0 <= x1 and y0 <= y1):  # an empty piece: nothing to see
+            continue
+        if x0 <= ox <= x1 and y0 <= oy <= y1:
+            keep[j] = True
+            continue
+        mid = math.atan2(0.5 * (y0 + y1) - oy, 0.5 * (x0 + x1) - ox)
+        r0 = np.inf
+        r1 = -np.inf
+        for c in range(4):
+            cx = x0 if c == 0 or c == 3 else x1
+            cy = y0 if c < 2 else y1
+            rel = _wrap(math.atan2(cy - oy, cx - ox) - mid)
+            r0 = min(r0, rel)
+            r1 = max(r1, rel)
+        at = _wrap(mid - phi)
+        for shift in (-TWO_PI, 0.0, TWO_PI):
+            if at + r0 + shift <= hi and at + r1 + shift >= lo:
+                keep[j] = True
+                break
+        if keep[j] or kind[k] == DISC:
+            continue
+        for e in range(eoff[k], eoff[k + 1]):
+            ex = edges[e, 2] - edges[e, 0]
+            ey = edges[e, 3] - edges[e, 1]
+            el = math.sqrt(ex * ex + ey * ey)
+            if el > 0.0 and abs(ex * (oy - edges[e, 1]) - ey * (ox - edges[e, 0])) <= reach * el:
+                keep[j] = True
+                break
+    return keep

@@ -776,42 +776,68 @@ def _unbridge(
     """S1 lists with each bridge crossed (G4) replaced by its two ends, marked ``via``
     each other (an end the line crosses anyway is listed once, plainly); a bridge of
     pieces that do not stop is dropped. A bridge that stops the line stops it at its
-    first end."""
+    first end. The lines that cross no bridge are copied as they are, in bulk; the
+    others are read crossing by crossing (:func:`_unbridge_line`)."""
     n = ix.n_pieces
-    out_off = [0]
+    counts = np.diff(offsets)
+    row_of = np.repeat(np.arange(len(counts)), counts)
+    bridged = np.unique(row_of[piece >= n]).tolist()
+    redone = {}
+    for i in bridged:
+        lo, hi = int(offsets[i]), int(offsets[i + 1])
+        redone[i] = _unbridge_line(ix, piece[lo:hi].tolist(), tt[lo:hi].tolist(), stop_mask)
+        counts[i] = len(redone[i][0])
+    out_off = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    total = int(out_off[-1])
+    out_k = np.empty(total, np.int64)
+    out_t = np.empty(total, np.float64)
+    out_v = np.full(total, -1, np.int64)
+    keep = np.ones(len(piece), np.bool_)
+    if bridged:
+        keep[np.isin(row_of, bridged)] = False
+    rows = row_of[keep]
+    dest = out_off[rows] + np.flatnonzero(keep) - offsets[rows]
+    out_k[dest] = piece[keep]
+    out_t[dest] = tt[keep]
+    for i, (ks, ts, vs) in redone.items():
+        lo, hi = int(out_off[i]), int(out_off[i + 1])
+        out_k[lo:hi] = ks
+        out_t[lo:hi] = ts
+        out_v[lo:hi] = vs
+    first = np.asarray(first, np.int64).copy()
+    over = first >= n
+    first[over] = ix.bridge_ends[first[over] - n, 0]
+    return out_off, out_k, out_t, out_v, first
+
+
+def _unbridge_line(
+    ix: SightIndex, ks: list[int], ts: list[float], stop_mask: np.ndarray
+) -> tuple[list[int], list[float], list[int]]:
+    """:func:`_unbridge` of one line's crossings ``ks`` (kernel pieces) at ``ts``: the
+    pieces, their places and their ``via`` (-1 for a plain crossing)."""
+    n = ix.n_pieces
     out_k: list[int] = []
     out_t: list[float] = []
     out_v: list[int] = []
-    for i in range(len(offsets) - 1):
-        ks = piece[offsets[i] : offsets[i + 1]].tolist()
-        ts = tt[offsets[i] : offsets[i + 1]].tolist()
-        plain = {k for k in ks if k < n}
-        listed: set[int] = set()
-        for k, t in zip(ks, ts, strict=True):
-            if k < n:
-                out_k.append(k)
-                out_t.append(t)
-                out_v.append(-1)
+    plain = {k for k in ks if k < n}
+    listed: set[int] = set()
+    for k, t in zip(ks, ts, strict=True):
+        if k < n:
+            out_k.append(k)
+            out_t.append(t)
+            out_v.append(-1)
+            continue
+        if not stop_mask[k]:
+            continue
+        e0, e1 = ix.ends(k)
+        for end, other in ((e0, e1), (e1, e0)):
+            if end in plain or end in listed:
                 continue
-            if not stop_mask[k]:
-                continue
-            e0, e1 = ix.ends(k)
-            for end, other in ((e0, e1), (e1, e0)):
-                if end in plain or end in listed:
-                    continue
-                listed.add(end)
-                out_k.append(end)
-                out_t.append(t)
-                out_v.append(other)
-        out_off.append(len(out_k))
-    first = np.asarray([ix.ends(int(f))[0] if f >= n else f for f in first], np.int64)
-    return (
-        np.asarray(out_off, np.int64),
-        np.asarray(out_k, np.int64),
-        np.asarray(out_t, np.float64),
-        np.asarray(out_v, np.int64),
-        first,
-    )
+            listed.add(end)
+            out_k.append(end)
+            out_t.append(t)
+            out_v.append(other)
+    return out_k, out_t, out_v
 
 
 def centre_lines(table: Table, pairs: Iterable[tuple[str, str]]) -> list[CentreLine]:
@@ -896,10 +922,16 @@ def view_of_segment(
     skip: Sequence[str] = (),
     hides: np.ndarray | None = None,
     index: SightIndex | None = None,
+    narrow: bool = True,
 ) -> SegmentView:
-    """From ``origin``, the share of ``segment`` that clear lines reach (S2 on a segment)."""
+    """From ``origin``, the share of ``segment`` that clear lines reach (S2 on a segment).
+
+    Only the candidates that can matter go to the kernel (:func:`_in_wedge`: the same
+    share and witness as with every candidate; ``narrow=False`` gives them all)."""
     ix = index or sight_index(table)
     cand = _candidates(ix, skip, hides)
+    if narrow and len(cand):
+        cand = cand[_in_wedge(ix, cand, origin, segment)]
     t = np.array([segment[0].x, segment[0].y, segment[1].x, segment[1].y], dtype=np.float64)
     share, _, wx, wy = backend.kernels(2 * ix.work(cand, each=share_work)).visible_share(
         origin.x,
@@ -914,6 +946,41 @@ def view_of_segment(
     )
     witness = None if np.isnan(wx) else Point(float(wx), float(wy))
     return SegmentView(float(share), witness)
+
+
+#: How much wider than the beam (mm, and radians) :func:`_in_wedge` looks: far above
+#: rounding, so that no piece that can matter is left out.
+_WEDGE_SLACK = 1e-5
+
+
+def _in_wedge(
+    ix: SightIndex, cand: np.ndarray, origin: Point, segment: tuple[Point, Point]
+) -> np.ndarray:
+    """Which candidates can change the kernel's S2 of ``segment`` from ``origin``
+    (``kernels.visible_share``): those whose box, widened by half the beam, holds the
+    origin or is seen within the angle the segment spans, and the polygons with an edge
+    whose line passes within half the beam of the origin (the kernel adds that edge's
+    directions, both ways, to its critical angles). The kernel's critical angles outside
+    the segment's angle change nothing, and a piece seen outside it crosses none of its
+    lines: the share and the witness are those of every candidate
+    (``kernels.wedge_candidates``, each bound widened by :data:`_WEDGE_SLACK`)."""
+    kind, _, eoff, edges, bbox = ix.packed
+    ox, oy = origin.x, origin.y
+    p, q = segment
+    phi = math.atan2(0.5 * (p.y + q.y) - oy, 0.5 * (p.x + q.x) - ox)
+    a1 = float(_wrap(np.asarray(math.atan2(p.y - oy, p.x - ox) - phi)))
+    a2 = float(_wrap(np.asarray(math.atan2(q.y - oy, q.x - ox) - phi)))
+    lo, hi = min(a1, a2) - _WEDGE_SLACK, max(a1, a2) + _WEDGE_SLACK
+    k = backend.kernels(ix.work(cand))
+    keep: np.ndarray = k.wedge_candidates(
+        ox, oy, phi, lo, hi, cand, kind, eoff, edges, bbox, ix.half + _WEDGE_SLACK
+    )
+    return keep
+
+
+def _wrap(a: np.ndarray) -> np.ndarray:
+    """Angles brought into [-pi, pi), as the kernels bring them."""
+    return np.asarray((a + math.pi) % (2.0 * math.pi) - math.pi)
 
 
 def _candidates(ix: SightIndex, skip: Sequence[str], hides: np.ndarray | None) -> np.ndarray:

@@ -23,10 +23,16 @@ from dataclasses import dataclass
 import numpy as np
 
 from arbitre import progress, sight
-from arbitre.errors import RulesError
 from arbitre.i18n import N_, T_, Num, Text, tr
 from arbitre.rules import schema
-from arbitre.rules.frostgrave_pair import PairMeasures, Tally, measure_pairs, rule_pair
+from arbitre.rules.frostgrave_pair import (
+    PairMeasures,
+    Tally,
+    measure_pairs,
+    model_rows,
+    rule_pair,
+)
+from arbitre.rules.frostgrave_plain import plain_rows, rule_plain
 from arbitre.rules.frostgrave_windows import WindowContact, WindowKey, window_contacts
 from arbitre.rules.options import read_options, shared_options
 from arbitre.rules.registry import Question, Ruleset, questions
@@ -124,29 +130,49 @@ def _rulings(
     *,
     fractions: bool,
     margins: bool,
+    plain: bool = True,
 ) -> list[LosRuling]:
     """The rulings; without ``fractions`` the S2 share is not measured (nan), without
-    ``margins`` the G8 margin is not (the matrix's window pairs)."""
-    for a, b in pairs:
-        table.model(a)
-        table.model(b)
-        if a == b:
-            raise RulesError(T_("a model does not shoot itself: {id}", id=repr(a)))
+    ``margins`` the G8 margin is not (the matrix's window pairs). The pairs at no window
+    are ruled in one pass (:mod:`arbitre.rules.frostgrave_plain`) unless ``plain`` is
+    false (the general way for every pair: the tests' oracle)."""
+    rows = model_rows(table, pairs)
     if not pairs:
         return []
     close = shared_options(table).close_call
     with _no_collection():
-        m = measure_pairs(table, pairs, margins=margins)
+        m = measure_pairs(table, pairs, margins=margins, rows=rows)
         shares = np.full(len(pairs), np.nan)
         if fractions:
             shares = _fractions(table, pairs, m)
-        out = []
+        every = shares.tolist()
+        out: list[LosRuling | None] = [None] * len(pairs)
+        plains = plain_rows(m) if plain else []
+        if plains:  # the pairs at no window, in one pass
+
+            def f9(a: str, b: str, share: float) -> Reason:
+                return Reason("F9", (b,), _fraction_words(table, a, b, share))
+
+            ruled = rule_plain(
+                table,
+                m,
+                plains,
+                [every[i] for i in plains],
+                close_call=close,
+                margins=margins,
+                fraction_reason=f9 if opts.visible_fraction else None,
+            )
+            for i, ruling in zip(plains, ruled, strict=True):
+                out[i] = ruling
         with progress.steps(len(pairs), lambda: tr(N_("ruling the lines of sight"))) as advance:
-            for i, share in enumerate(shares.tolist()):
+            advance(len(plains))
+            for i, share in enumerate(every):
+                if out[i] is not None:
+                    continue
                 rule = rule_pair(table, m, i, close_call=close, margins=margins)
-                out.append(_ruling(table, opts, m, i, share, rule.tally, rule.margin))
+                out[i] = _ruling(table, opts, m, i, share, rule.tally, rule.margin)
                 advance()
-    return out
+    return [r for r in out if r is not None]
 
 
 @contextmanager
@@ -166,12 +192,14 @@ def _no_collection() -> Iterator[None]:
 def _fractions(table: Table, pairs: Sequence[tuple[str, str]], m: PairMeasures) -> np.ndarray:
     """S2 for each pair (F9): the shooter's windows open for its lines (F5), the target's
     windows open (F6)."""
-    s = np.asarray([table.model_index(a) for a, _ in pairs], dtype=np.int64)
-    g = np.asarray([table.model_index(b) for _, b in pairs], dtype=np.int64)
+    s, g = m.s, m.g
     # the pairs by the windows open for them: one batch each (each pair's share is its own)
     opened: dict[frozenset[WindowKey], list[int]] = {}
+    seen = {b: frozenset(c.key for c in cs) for b, cs in m.contacts.items()}
     for i, (_, b) in enumerate(pairs):
-        keys = m.openings[i] | frozenset(c.key for c in m.contacts.get(b, ()))
+        keys = m.openings[i]
+        if b in seen:
+            keys = keys | seen[b]
         opened.setdefault(keys, []).append(i)
     shares = np.full(len(pairs), np.nan)
     for keys, rows in opened.items():

@@ -17,6 +17,7 @@ exactly with numpy.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -115,28 +116,105 @@ def _terrain(table: Table, openings: frozenset[tuple[str, int]]) -> tuple[np.nda
     return arr, shapely.STRtree(arr)
 
 
-def near_pieces(
+@dataclass(frozen=True, slots=True, eq=False)
+class NearBatch:
+    """:func:`near_pieces`'s measures of the pairs ``rows`` (those of one set of openings)
+    as the kernel gave them: row ``j``'s pieces nearer than the join reach are
+    ``k[j, :counts[j]]`` (kernel indices, in index order) with their distances ``d`` and
+    slacks ``s``; ``arg_small``/``min_small`` (``arg_large``/``min_large``) the small
+    piece (the other piece) of least slack, -1 for none."""
+
+    rows: np.ndarray
+    ids: tuple[str, ...]
+    small: np.ndarray
+    half: float
+    counts: np.ndarray
+    k: np.ndarray
+    d: np.ndarray
+    s: np.ndarray
+    arg_small: np.ndarray
+    min_small: np.ndarray
+    arg_large: np.ndarray
+    min_large: np.ndarray
+
+    #: Each row's near list as :func:`near_pieces` makes it, padded (:func:`_listed`).
+    lists: tuple[np.ndarray, np.ndarray, np.ndarray]
+
+    def listed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Each row's near list as :func:`near_pieces` makes it, padded: the pieces (-1
+        past the end), their distances and slacks; the nearer pieces first, then the two
+        least-slack pieces beyond the reach (a small one, then another; -1 where none) at
+        their slack plus half the beam."""
+        return self.lists
+
+    def near(self, j: int) -> list[Near]:
+        """Row ``j``'s near list, as :class:`Near` values."""
+        ids, half = self.ids, self.half
+        c = int(self.counts[j])
+        ks = self.k[j, :c].tolist()
+        line = [
+            Near(ids[k], d, sl)
+            for k, d, sl in zip(ks, self.d[j, :c].tolist(), self.s[j, :c].tolist(), strict=True)
+        ]
+        for k, sl in (
+            (int(self.arg_small[j]), float(self.min_small[j])),
+            (int(self.arg_large[j]), float(self.min_large[j])),
+        ):
+            if k >= 0 and k not in ks:  # beyond ``close``: off it, d = slack + half
+                line.append(Near(ids[k], sl + half, sl))
+        return line
+
+
+def _listed(
+    counts: np.ndarray,
+    near_k: np.ndarray,
+    near_d: np.ndarray,
+    near_s: np.ndarray,
+    extras: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]],
+    half: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:meth:`NearBatch.listed` of the kernel's arrays (``extras``: the least-slack small
+    piece and other piece, with their slacks)."""
+    n, cap = near_k.shape
+    col = np.arange(cap)
+    inside = col[None, :] < counts[:, None]
+    k = np.where(inside, near_k, -1)
+    extra_k = np.full((n, 2), -1, np.int64)
+    extra_d = np.zeros((n, 2))
+    extra_s = np.zeros((n, 2))
+    for c, (arg, least) in enumerate(extras):
+        listed = (k == arg[:, None]).any(axis=1)
+        add = (arg >= 0) & ~listed
+        extra_k[add, c] = arg[add]
+        extra_s[add, c] = least[add]
+        extra_d[add, c] = least[add] + half
+    return (
+        np.hstack([k, extra_k]),
+        np.hstack([np.where(inside, near_d, 0.0), extra_d]),
+        np.hstack([np.where(inside, near_s, 0.0), extra_s]),
+    )
+
+
+def near_batches(
     table: Table,
     s: np.ndarray,
     g: np.ndarray,
     openings: Sequence[frozenset[tuple[str, int]]],
-) -> list[list[Near]]:
-    """For each pair of model indices (``s[i]`` shooting ``g[i]``, its shooter's windows
-    ``openings[i]`` opened, F5), what its words and margin need of the pieces near its
-    centre line: every terrain piece and other base nearer than :data:`JOIN_REACH` plus
-    the beam (the G5 words, the G4 joins), and the small piece and the other piece
-    (large or a base) whose crossing test has the least slack, if farther (G8), each
-    with its distance and slack, measured by one batched kernel call per set of
-    openings (``kernels.line_nearby``)."""
+) -> list[NearBatch]:
+    """:func:`near_pieces`'s kernel measures, one :class:`NearBatch` per set of openings
+    (in sorted order of the sets)."""
     half = table.beam / 2.0
-    out: list[list[Near]] = [[] for _ in range(len(s))]
+    out: list[NearBatch] = []
     if not len(s):
         return out
     xy, _ = sight.positions(table)
     segs = np.ascontiguousarray(np.hstack([xy[s], xy[g]]))
     close = JOIN_REACH + table.beam
-    for key in sorted(set(openings), key=sorted):
-        rows = np.asarray([i for i, o in enumerate(openings) if o == key], dtype=np.int64)
+    groups: dict[frozenset[tuple[str, int]], list[int]] = {}
+    for i, o in enumerate(openings):
+        groups.setdefault(o, []).append(i)
+    for key in sorted(groups, key=sorted):
+        rows = np.asarray(groups[key], dtype=np.int64)
         ix = sight.sight_index(table, openings=key)
         kind, disc, eoff, edges, bbox = ix.packed
         small = np.zeros(ix.n_pieces, dtype=np.bool_)
@@ -153,25 +231,50 @@ def near_pieces(
                 break
             cap = int(found[4].max())
         min_small, arg_small, min_large, arg_large, near_n, near_k, near_d, near_s = found
-        ids = ix.ids
-        # as Python values at once (no numpy scalar per item)
-        counts = near_n.tolist()
-        nks, nds, nss = near_k.tolist(), near_d.tolist(), near_s.tolist()
-        extra = zip(
-            arg_small.tolist(), min_small.tolist(), arg_large.tolist(), min_large.tolist(),
-            strict=True,
-        )  # fmt: skip
-        for j, (i, c, (ka, sa_, kb, sb_)) in enumerate(
-            zip(rows.tolist(), counts, extra, strict=True)
-        ):
-            ks = nks[j][:c]
-            line = [
-                Near(ids[k], d, sl) for k, d, sl in zip(ks, nds[j][:c], nss[j][:c], strict=True)
-            ]
-            for k, sl in ((ka, sa_), (kb, sb_)):
-                if k >= 0 and k not in ks:  # beyond ``close``: off it, d = slack + half
-                    line.append(Near(ids[k], sl + half, sl))
-            out[i] = line
+        out.append(
+            NearBatch(
+                rows=rows,
+                ids=ix.ids,
+                small=small,
+                half=half,
+                counts=near_n,
+                k=near_k,
+                d=near_d,
+                s=near_s,
+                arg_small=arg_small,
+                min_small=min_small,
+                arg_large=arg_large,
+                min_large=min_large,
+                lists=_listed(
+                    near_n,
+                    near_k,
+                    near_d,
+                    near_s,
+                    ((arg_small, min_small), (arg_large, min_large)),
+                    half,
+                ),
+            )
+        )
+    return out
+
+
+def near_pieces(
+    table: Table,
+    s: np.ndarray,
+    g: np.ndarray,
+    openings: Sequence[frozenset[tuple[str, int]]],
+) -> list[list[Near]]:
+    """For each pair of model indices (``s[i]`` shooting ``g[i]``, its shooter's windows
+    ``openings[i]`` opened, F5), what its words and margin need of the pieces near its
+    centre line: every terrain piece and other base nearer than :data:`JOIN_REACH` plus
+    the beam (the G5 words, the G4 joins), and the small piece and the other piece
+    (large or a base) whose crossing test has the least slack, if farther (G8), each
+    with its distance and slack, measured by one batched kernel call per set of
+    openings (``kernels.line_nearby``, :func:`near_batches`)."""
+    out: list[list[Near]] = [[] for _ in range(len(s))]
+    for batch in near_batches(table, s, g, openings):
+        for j, i in enumerate(batch.rows.tolist()):
+            out[i] = batch.near(j)
     return out
 
 

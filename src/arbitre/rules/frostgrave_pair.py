@@ -14,19 +14,23 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import overload
 
 import numpy as np
 import shapely
 
 from arbitre import sight
+from arbitre.errors import RulesError
 from arbitre.geometry import CircleFootprint, WallFootprint
 from arbitre.i18n import T_, Text, join
 from arbitre.rules.frostgrave_margins import (
     REACH,
     Near,
+    NearBatch,
     crosses,
     gaps_between,
-    near_pieces,
+    near_batches,
     shape_slacks,
     terrain_shapes,
 )
@@ -95,17 +99,113 @@ def facts(table: Table, contacts: dict[str, tuple[WindowContact, ...]]) -> Facts
 
 
 @dataclass(frozen=True, slots=True, eq=False)
+class LineBatch:
+    """S1 of every pair of one ask in pair order, as flat lists: pair ``i`` crosses the
+    kernel pieces ``piece[offsets[i]:offsets[i + 1]]`` (terrain, then bases: ``ids``,
+    bases from ``n_terrain``), at ``t``, each ``via`` the piece it is one obstacle with
+    (G4; -1 for a plain crossing)."""
+
+    ids: tuple[str, ...]
+    n_terrain: int
+    offsets: list[int]
+    piece: list[int]
+    t: list[float]
+    via: list[int]
+
+    def line(self, pair: tuple[str, str], i: int) -> sight.CentreLine:
+        """Pair ``i``'s centre line as :class:`arbitre.sight.CentreLine`."""
+        ids, nt = self.ids, self.n_terrain
+        lo, hi = self.offsets[i], self.offsets[i + 1]
+        crossings = tuple(
+            [
+                sight.Crossing(ids[k], t, k >= nt, None if v < 0 else ids[v])
+                for k, t, v in zip(self.piece[lo:hi], self.t[lo:hi], self.via[lo:hi], strict=True)
+            ]
+        )
+        return sight.CentreLine(pair[0], pair[1], crossings)
+
+
+class _Lines(Sequence[sight.CentreLine]):
+    """The centre lines of an ask's pairs, each made from the batch when first read (the
+    pairs at no window never read theirs)."""
+
+    __slots__ = ("_batch", "_made", "_pairs")
+
+    def __init__(self, pairs: Sequence[tuple[str, str]], batch: LineBatch) -> None:
+        self._pairs = pairs
+        self._batch = batch
+        self._made: dict[int, sight.CentreLine] = {}
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    @overload
+    def __getitem__(self, i: int) -> sight.CentreLine: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[sight.CentreLine]: ...
+    def __getitem__(self, i: int | slice) -> sight.CentreLine | Sequence[sight.CentreLine]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += len(self)
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        line = self._made.get(i)
+        if line is None:
+            line = self._made[i] = self._batch.line(self._pairs[i], i)
+        return line
+
+
+class _NearRows(Sequence[tuple[Near, ...]]):
+    """The pieces near each pair's line (:func:`near_pieces`), each row made from its
+    batch when first read."""
+
+    __slots__ = ("_made", "_n", "_where")
+
+    def __init__(self, n: int, batches: Sequence[NearBatch]) -> None:
+        self._n = n
+        self._where: dict[int, tuple[NearBatch, int]] = {}
+        for batch in batches:
+            for j, i in enumerate(batch.rows.tolist()):
+                self._where[i] = (batch, j)
+        self._made: dict[int, tuple[Near, ...]] = {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, i: int) -> tuple[Near, ...]: ...
+    @overload
+    def __getitem__(self, i: slice) -> Sequence[tuple[Near, ...]]: ...
+    def __getitem__(self, i: int | slice) -> tuple[Near, ...] | Sequence[tuple[Near, ...]]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if i < 0:
+            i += self._n
+        if not 0 <= i < self._n:
+            raise IndexError(i)
+        row = self._made.get(i)
+        if row is None:
+            found = self._where.get(i)
+            row = () if found is None else tuple(found[0].near(found[1]))
+            self._made[i] = row
+        return row
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class PairMeasures:
     """What the rulings of many pairs rest on, measured at once: the centre lines (S1,
     each shooter's windows opened, F5), the window contacts, the pieces near each line
     and their distances (G5, G8), the window-side tests (F5, F6), the targets' G4 contacts
-    and gaps to the small pieces crossed (F4)."""
+    and gaps to the small pieces crossed (F4). ``lines`` and ``near`` are made pair by
+    pair when read, from ``batch`` and ``near_batches`` (the arrays every pair's
+    measures come in); ``s`` and ``g`` are the pairs' model indices."""
 
     pairs: tuple[tuple[str, str], ...]
     contacts: dict[str, tuple[WindowContact, ...]]
     openings: tuple[frozenset[WindowKey], ...]
-    lines: tuple[sight.CentreLine, ...]
-    near: tuple[tuple[Near, ...], ...]
+    lines: Sequence[sight.CentreLine]
+    near: Sequence[tuple[Near, ...]]
     out_through: tuple[tuple[Through, ...], ...]
     in_through: tuple[tuple[Through, ...], ...]
     touch: dict[tuple[str, str], bool]
@@ -113,38 +213,66 @@ class PairMeasures:
     window_gaps: dict[str, tuple[WindowGap, ...]]
     joins: tuple[tuple[tuple[tuple[str, str], float], ...], ...]
     facts: Facts
+    s: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    g: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
+    batch: LineBatch | None = None
+    near_batches: tuple[NearBatch, ...] = ()
 
 
-def measure_pairs(table: Table, pairs: Sequence[tuple[str, str]], *, margins: bool) -> PairMeasures:
+def model_rows(table: Table, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
+    """The model indices of each pair's shooter and target, every id checked (an unknown
+    id, or a model shooting itself, refused as the pairs are read in order)."""
+    index = {m.id: i for i, m in enumerate(table.models)}
+    try:
+        s = [index[a] for a, _ in pairs]
+        g = [index[b] for _, b in pairs]
+    except KeyError:
+        s = g = []
+    if len(s) != len(pairs) or any(x == y for x, y in zip(s, g, strict=True)):
+        for a, b in pairs:  # the first bad pair, refused in its words
+            table.model(a)
+            table.model(b)
+            if a == b:
+                raise RulesError(T_("a model does not shoot itself: {id}", id=repr(a)))
+    return np.asarray(s, dtype=np.int64), np.asarray(g, dtype=np.int64)
+
+
+def measure_pairs(
+    table: Table,
+    pairs: Sequence[tuple[str, str]],
+    *,
+    margins: bool,
+    rows: tuple[np.ndarray, np.ndarray] | None = None,
+) -> PairMeasures:
     """Measure every pair asked (model ids): see :class:`PairMeasures`. Without
-    ``margins`` only what decides the rulings is measured."""
+    ``margins`` only what decides the rulings is measured. ``rows``: the pairs' model
+    indices, if :func:`model_rows` gave them already."""
     contacts = window_contacts(table)
     known = facts(table, contacts)
-    s = np.asarray([table.model_index(a) for a, _ in pairs], dtype=np.int64)
-    g = np.asarray([table.model_index(b) for _, b in pairs], dtype=np.int64)
-    openings = tuple(frozenset(c.key for c in contacts.get(a, ())) for a, _ in pairs)
-    lines = _centre_lines(table, pairs, s, g, openings)
-    near: list[list[Near]] = [[] for _ in pairs]
-    if margins:
-        near = near_pieces(table, s, g, openings)
+    s, g = rows if rows is not None else model_rows(table, pairs)
+    opened = {a: frozenset(c.key for c in cs) for a, cs in contacts.items()}
+    none: frozenset[WindowKey] = frozenset()
+    openings = tuple([opened.get(a, none) for a, _ in pairs])
+    batch = _line_batch(table, pairs, s, g, openings)
+    batches = near_batches(table, s, g, openings) if margins else []
     xy, _ = sight.positions(table)
     segs = np.hstack([xy[s], xy[g]])
     out_through = _through(table, pairs, segs, contacts, outgoing=True)
     in_through = _through(table, pairs, segs, contacts, outgoing=False)
-    touch, gaps = _small_contacts(table, lines, known.small)
+    touch, gaps = _small_contacts_of(table, batch, g, known.small)
     wgaps: dict[str, list[WindowGap]] = {}
     if margins:
-        rows = sorted({*s.tolist(), *g.tolist()})
+        ends = sorted({*s.tolist(), *g.tolist()})
         # a window farther than this gives a slack over REACH: the beam test's floor
-        for w in window_gaps(table, rows, within=REACH + table.contact_tolerance):
+        for w in window_gaps(table, ends, within=REACH + table.contact_tolerance):
             wgaps.setdefault(w.model, []).append(w)
-    joins = _near_joins(table, near, known.small) if margins else [() for _ in pairs]
+    joins = _batch_joins(table, len(pairs), batches) if margins else [() for _ in pairs]
     return PairMeasures(
         pairs=tuple(pairs),
         contacts=contacts,
         openings=openings,
-        lines=tuple(lines),
-        near=tuple(tuple(x) for x in near),
+        lines=_Lines(pairs, batch),
+        near=_NearRows(len(pairs), batches),
         out_through=out_through,
         in_through=in_through,
         touch=touch,
@@ -152,6 +280,10 @@ def measure_pairs(table: Table, pairs: Sequence[tuple[str, str]], *, margins: bo
         window_gaps={k: tuple(v) for k, v in wgaps.items()},
         joins=tuple(joins),
         facts=known,
+        s=s,
+        g=g,
+        batch=batch,
+        near_batches=tuple(batches),
     )
 
 
@@ -163,8 +295,70 @@ def _near_joins(
     nearest the contact tolerance (the first such), with their gap (mm): the one G4 test
     near the line that can be a ruling's margin (G8), none when there are not two."""
     reach = 3.0 + table.beam
-    tol = table.contact_tolerance
     closes = [[n.piece for n in found if n.dist < reach and n.piece not in small] for found in near]
+    return _joins_of(table, closes)
+
+
+def _batch_joins(
+    table: Table, n: int, batches: Sequence[NearBatch]
+) -> list[tuple[tuple[tuple[str, str], float], ...]]:
+    """:func:`_near_joins` of ``n`` pairs read from their near batches, in bulk: the
+    blockers within reach of each line picked at once; the lines with as many such
+    blockers taken together, every two of them (in the order of
+    ``itertools.combinations``) looked up among the gaps measured once, the first of
+    least slack kept (as ``min`` keeps it)."""
+    reach = 3.0 + table.beam
+    tol = table.contact_tolerance
+    out: list[tuple[tuple[tuple[str, str], float], ...]] = [() for _ in range(n)]
+    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]] = []
+    size = 1
+    for batch in batches:
+        size = max(size, len(batch.ids))
+    keys: list[np.ndarray] = []
+    for batch in batches:
+        k, d, _ = batch.listed()
+        ok = (k >= 0) & (d < reach) & ~batch.small[np.maximum(k, 0)]
+        count = ok.sum(axis=1)
+        for c in np.unique(count[count > 1]).tolist():
+            rows = np.flatnonzero(count == c)
+            close = k[rows][ok[rows]].reshape(len(rows), c)
+            left, right = _every_two(c)
+            groups.append((batch.rows[rows], close[:, left], close[:, right], batch.ids))
+            keys.append((close[:, left] * size + close[:, right]).ravel())
+    if not groups:
+        return out
+    every = np.unique(np.concatenate(keys))
+    ids = groups[0][3]
+    named = [(ids[x // size], ids[x % size]) for x in every.tolist()]
+    gaps = gaps_between(table, named)
+    measured = [gaps[x] for x in named]
+    slack = np.abs(np.asarray(measured, np.float64) - tol)
+    slack[~np.isfinite(slack)] = np.inf
+    for rows, left, right, _ in groups:
+        at = np.searchsorted(every, left * size + right)
+        sl = slack[at]
+        arg = np.argmin(sl, axis=1)
+        pick = at[np.arange(len(rows)), arg]
+        for i, x, ok in zip(
+            rows.tolist(), pick.tolist(), np.isfinite(slack[pick]).tolist(), strict=True
+        ):
+            if ok:
+                out[i] = ((named[x], measured[x]),)
+    return out
+
+
+@lru_cache(maxsize=64)
+def _every_two(c: int) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of every two of ``c`` items, in ``itertools.combinations``' order."""
+    return np.triu_indices(c, 1)
+
+
+def _joins_of(
+    table: Table, closes: Sequence[Sequence[str]]
+) -> list[tuple[tuple[tuple[str, str], float], ...]]:
+    """For each line, of the blockers ``closes`` near it, the join nearest the contact
+    tolerance (see :func:`_near_joins`)."""
+    tol = table.contact_tolerance
     needed: set[tuple[str, str]] = set()
     for close in closes:
         if len(close) > 1:
@@ -208,31 +402,47 @@ class _Smallest:
         return Margin(self.slack, name, self.slack < close_call)
 
 
-def _centre_lines(
+def _line_batch(
     table: Table,
     pairs: Sequence[tuple[str, str]],
     s: np.ndarray,
     g: np.ndarray,
     openings: Sequence[frozenset[WindowKey]],
-) -> list[sight.CentreLine]:
-    """S1 for each pair, traced with its shooter's windows opened (F5)."""
-    lines: list[sight.CentreLine | None] = [None] * len(pairs)
-    for key in sorted(set(openings), key=sorted):
-        rows = [i for i, o in enumerate(openings) if o == key]
+) -> LineBatch:
+    """S1 for each pair, traced with its shooter's windows opened (F5): one batch per
+    set of openings, gathered in pair order."""
+    n = len(pairs)
+    groups: dict[frozenset[WindowKey], list[int]] = {}
+    for i, o in enumerate(openings):
+        groups.setdefault(o, []).append(i)
+    parts = []
+    counts = np.zeros(n, np.int64)
+    for key in sorted(groups, key=sorted):
+        rows = np.asarray(groups[key], np.int64)
         ix = sight.sight_index(table, openings=key)
         batch = sight.centre_line_batch(table, s[rows], g[rows], index=ix)
         via = batch.via if batch.via is not None else np.full(len(batch.piece), -1)
-        ids, nt = ix.ids, ix.n_terrain
-        # every crossing of the batch at once, as Python values (no numpy scalar per item)
-        every = [
-            sight.Crossing(ids[k], t, k >= nt, None if v < 0 else ids[v])
-            for k, t, v in zip(batch.piece.tolist(), batch.t.tolist(), via.tolist(), strict=True)
-        ]
-        offsets = batch.offsets.tolist()
-        for j, i in enumerate(rows):
-            crossings = tuple(every[offsets[j] : offsets[j + 1]])
-            lines[i] = sight.CentreLine(pairs[i][0], pairs[i][1], crossings)
-    return [line for line in lines if line is not None]
+        counts[rows] = np.diff(batch.offsets)
+        parts.append((rows, batch, via))
+    offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    total = int(offsets[-1])
+    piece = np.empty(total, np.int64)
+    tt = np.empty(total, np.float64)
+    vv = np.empty(total, np.int64)
+    for rows, batch, via in parts:
+        c = np.diff(batch.offsets)
+        dest = np.repeat(offsets[rows] - batch.offsets[:-1], c) + np.arange(len(batch.piece))
+        piece[dest] = batch.piece
+        tt[dest] = batch.t
+        vv[dest] = via
+    return LineBatch(
+        ids=(*(t.id for t in table.terrain), *(m.id for m in table.models)),
+        n_terrain=len(table.terrain),
+        offsets=offsets.tolist(),
+        piece=piece.tolist(),
+        t=tt.tolist(),
+        via=vv.tolist(),
+    )
 
 
 def _through(
@@ -250,8 +460,12 @@ def _through(
     rows: list[int] = []
     cs: list[WindowContact] = []
     geoms = []
-    for i, (a, b) in enumerate(pairs):
-        for c in contacts.get(a if outgoing else b, ()):
+    if not contacts:
+        return ((),) * len(pairs)
+    end = 0 if outgoing else 1
+    for i in [i for i, p in enumerate(pairs) if p[end] in contacts]:
+        a, b = pairs[i]
+        for c in contacts[a if outgoing else b]:
             fp = wall_of(table, c.wall)
             if outgoing:
                 geom = window_slice(fp, c.index)
@@ -267,11 +481,30 @@ def _through(
     half = table.beam / 2.0
     grazing = bool(table.option("grazing_blocks", False))
     dist, depth, slack = shape_slacks(segs[rows] if rows else np.zeros((0, 4)), geoms, half)
-    out: list[list[Through]] = [[] for _ in pairs]
+    found: dict[int, list[Through]] = {}
     for j, i in enumerate(rows):
         hit = crosses(float(dist[j]), float(depth[j]), half, grazing)
-        out[i].append(Through(cs[j], hit, float(dist[j]), float(slack[j])))
-    return tuple(tuple(x) for x in out)
+        found.setdefault(i, []).append(Through(cs[j], hit, float(dist[j]), float(slack[j])))
+    none: tuple[Through, ...] = ()
+    return tuple([tuple(found[i]) if i in found else none for i in range(len(pairs))])
+
+
+def _small_contacts_of(
+    table: Table, batch: LineBatch, g: np.ndarray, small: frozenset[str]
+) -> tuple[dict[tuple[str, str], bool], dict[tuple[str, str], float]]:
+    """:func:`_small_contacts` of the lines of ``batch`` (targets ``g``), the pairs of a
+    target and a small piece crossed found in bulk."""
+    piece = np.asarray(batch.piece, np.int64)
+    counts: np.ndarray = np.diff(np.asarray(batch.offsets, np.int64))
+    target = np.repeat(g, counts)
+    flags = np.asarray([i in small for i in batch.ids[: batch.n_terrain]], np.bool_)
+    hit = piece < batch.n_terrain
+    hit[hit] = flags[piece[hit]]
+    keys = np.unique(target[hit] * len(batch.ids) + piece[hit]).tolist()
+    models = [m.id for m in table.models]
+    ids = batch.ids
+    crossed = sorted({(models[x // len(ids)], ids[x % len(ids)]) for x in keys})
+    return _contacts_of(table, crossed)
 
 
 def _small_contacts(
@@ -282,6 +515,13 @@ def _small_contacts(
     crossed = sorted(
         {(line.target, c.piece) for line in lines for c in line.crossings if c.piece in small}
     )
+    return _contacts_of(table, crossed)
+
+
+def _contacts_of(
+    table: Table, crossed: Sequence[tuple[str, str]]
+) -> tuple[dict[tuple[str, str], bool], dict[tuple[str, str], float]]:
+    """F4 for these ``(target, small piece)`` pairs: touching, and the gap (mm)."""
     if not crossed:
         return {}, {}
     models = sorted({m for m, _ in crossed})
