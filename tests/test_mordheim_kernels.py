@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -247,11 +248,86 @@ def test_hiding_slack_is_the_numpy_form(build: str, seed: int) -> None:
     assert hidden
 
 
+def old_through(segs: np.ndarray, line: object) -> np.ndarray:
+    """``margins._through`` as before the joints were packed: one joint at a time."""
+    xy = np.asarray(line.coords, dtype=np.float64)  # type: ignore[attr-defined]
+    if xy.shape != (2, 2):
+        return np.asarray(shapely.intersects(margins._lines(segs), line))
+    (px, py), (qx, qy) = xy
+    ox, oy, ex, ey = segs[:, 0], segs[:, 1], segs[:, 2], segs[:, 3]
+
+    def orient(ax: Any, ay: Any, bx: Any, by: Any, cx: Any, cy: Any) -> tuple[Any, Any]:
+        left, right = (bx - ax) * (cy - ay), (by - ay) * (cx - ax)
+        return left - right, np.abs(left) + np.abs(right)
+
+    o1, m1 = orient(ox, oy, ex, ey, px, py)
+    o2, m2 = orient(ox, oy, ex, ey, qx, qy)
+    o3, m3 = orient(px, py, qx, qy, ox, oy)
+    o4, m4 = orient(px, py, qx, qy, ex, ey)
+    sure = np.ones(len(segs), dtype=np.bool_)
+    for o, m in ((o1, m1), (o2, m2), (o3, m3), (o4, m4)):
+        sure &= np.abs(o) > margins.ORIENT_ERR * m
+    out = np.asarray((o1 * o2 < 0.0) & (o3 * o4 < 0.0) & sure)
+    doubt = np.flatnonzero(~sure)
+    if len(doubt):
+        out[doubt] = shapely.intersects(margins._lines(segs[doubt]), line)
+    return out
+
+
+def old_joints(
+    p: margins.Pieces, near: np.ndarray, segs: np.ndarray
+) -> list[tuple[int, int, float, np.ndarray]]:
+    """``margins._joints`` as before the joints were packed: a list, one joint a row."""
+    keep = set(near.tolist())
+    found = [(a, b, gap, line) for a, b, gap, line in p.bridges if a in keep and b in keep]
+    return [(a, b, gap, old_through(segs, line)) for a, b, gap, line in found]
+
+
+@pytest.mark.parametrize("seed", [2, 7, 9, 11])
+def test_packed_joints_are_the_joints_one_by_one(seed: int) -> None:
+    """G4: the joints of a view, all at once, are the old list joint by joint: the same
+    joints in the same order, the same gaps and the same segments through each."""
+    table = random_table(seed, models=40, terrain=30, width=500, depth=500, degenerate=True)
+    p = margins.index_pieces(table, "open")
+    rng = random.Random(seed)
+    seen = 0
+    for _ in range(40):
+        a, b = rng.sample(table.models, 2)
+        v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
+        mask = np.ones(len(p.ids), dtype=np.bool_)
+        near, _ = margins._candidates(p, v, mask)
+        got = margins._joints(p, near, v.segments)
+        want = old_joints(p, near, v.segments)
+        assert [tuple(r) for r in got.ab.tolist()] == [(a, b) for a, b, _, _ in want]
+        assert got.gap.tolist() == [gap for _, _, gap, _ in want]
+        assert got.through.shape == (len(want), len(v.segments))
+        for row, (_, _, _, through) in zip(got.through, want, strict=True):
+            assert row.tolist() == through.tolist()
+            seen += int(through.any())
+    assert seen  # some segments pass through joints
+
+
+def test_a_view_region_is_its_old_shape() -> None:
+    """The region of a view, drawn only when asked, is the shape it always was, and its
+    box is GEOS's."""
+    table = random_table(3, models=30, terrain=10)
+    for a, b in zip(table.models, table.models[1:], strict=False):
+        for r in (b.base.radius, 0.0):
+            v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, r)
+            if v.point:
+                old = shapely.LineString([(a.at.x, a.at.y), (b.at.x, b.at.y)])
+            else:
+                ring = np.vstack([[a.at.x, a.at.y], v.segments[:, 2:]])
+                old = shapely.polygons(ring)
+            assert shapely.equals_exact(v.region, old, tolerance=0.0)
+            assert v.bounds == old.bounds
+
+
 def old_hidden_slack(
     table: object, p: margins.Pieces, v: margins.View, mask: np.ndarray, half: float
 ) -> margins.Slack:
     """M1 not seen, as before the kernels: piece by piece, every depth measured."""
-    near, _ = margins._candidates(p, v.region, mask)
+    near, _ = margins._candidates(p, v, mask)
     depth = np.full(len(v.segments), -np.inf)
     who = np.full(len(v.segments), "", dtype=object)
     for k in near:
@@ -260,7 +336,7 @@ def old_hidden_slack(
         depth = np.where(better, h, depth)
         who[better] = f"beam {p.ids[int(k)]}"
     tol = table.contact_tolerance  # type: ignore[attr-defined]
-    for a, b, gap, through in margins._joints(p, near, v.segments):
+    for a, b, gap, through in old_joints(p, near, v.segments):
         better = through & (tol - gap > depth)
         depth = np.where(better, tol - gap, depth)
         who[better] = f"contact {p.ids[a]}-{p.ids[b]}"
@@ -306,7 +382,7 @@ def old_clearance(
     )
     who = [margins._who(p, near, r) for r in row.tolist()]
     tol = table.contact_tolerance  # type: ignore[attr-defined]
-    for a, b, gap, through in margins._joints(p, near, segs):
+    for a, b, gap, through in old_joints(p, near, segs):
         open_by = gap - tol
         better = through & (open_by < clear)
         clear = np.where(better, open_by, clear)
@@ -342,7 +418,7 @@ def test_clearance_measures_only_the_depths_it_needs(build: str, seed: int) -> N
         v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
         mask = np.ones(len(p.ids), dtype=np.bool_)
         mask[[p.ids.index(a.id), p.ids.index(b.id)]] = False
-        near, far = margins._candidates(p, v.region, mask)
+        near, far = margins._candidates(p, v, mask)
         for segs in (v.segments, v.segments[::2]):
             got, got_who = margins._clearance(kern, table, p, near, far, half, segs)
             want, want_who = old_clearance(kern, table, p, near, far, half, segs)
@@ -387,10 +463,20 @@ def test_pieces_terrain_drawn_once_is_the_same(seed: int) -> None:
         assert x[:3] == y[:3] and x[3].equals_exact(y[3], 0.0)
 
 
-def test_through_is_geos_intersects() -> None:
+def through_one(segs: np.ndarray, line: shapely.LineString, kern: object = None) -> np.ndarray:
+    """``margins._through`` for one line (by the kernels ``kern`` when given)."""
+    xy = np.asarray(line.coords, dtype=np.float64).reshape(1, 4)
+    out: np.ndarray = margins._through(segs, xy, [line], kern)[0]
+    return out
+
+
+@pytest.mark.parametrize("build", [None, *BUILDS])
+def test_through_is_geos_intersects(build: str | None) -> None:
     """G4 joints: which segments meet a two-point line, by orientations where their
     signs are sure and GEOS elsewhere, equals GEOS's ``intersects`` on random segments,
-    on grid points (touching, collinear, shared ends) and on real views and joints."""
+    on grid points (touching, collinear, shared ends) and on real views and joints: in
+    numpy, and by either build of the kernels."""
+    kern = None if build is None else _kernels(build)
     rng = np.random.default_rng(5)
     crossed = doubted = 0
     for trial in range(300):
@@ -405,7 +491,7 @@ def test_through_is_geos_intersects() -> None:
         if (p == q).all():
             continue
         line = shapely.LineString([p, q])
-        got = margins._through(segs, line)
+        got = through_one(segs, line, kern)
         want = np.asarray(shapely.intersects(margins._lines(segs), line))
         assert got.tolist() == want.tolist()
         crossed += int(want.sum())
@@ -419,5 +505,140 @@ def test_through_is_geos_intersects() -> None:
             a, b = r.sample(table.models, 2)
             v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
             for *_, line in p.bridges:
-                got = margins._through(v.segments, line)
+                got = through_one(v.segments, line, kern)
                 assert got.tolist() == shapely.intersects(margins._lines(v.segments), line).tolist()
+
+
+def old_bridges(
+    shapes: list[Any], discs: np.ndarray, tolerance: float
+) -> tuple[tuple[int, int, float, Any], ...]:
+    """``margins._bridges`` as before: a ``dwithin`` query of every piece."""
+    reach = tolerance + max(margins.JOINT, 2.0 * tolerance)
+    live = [k for k, g in enumerate(shapes) if not g.is_empty]
+    if len(live) < 2:
+        return ()
+    tree = shapely.STRtree([shapes[k] for k in live])
+    left, right = tree.query([shapes[k] for k in live], predicate="dwithin", distance=reach)
+    out = []
+    for i, j in zip(left.tolist(), right.tolist(), strict=True):
+        a, b = live[i], live[j]
+        if a >= b:
+            continue
+        (ax, ay, ar), (bx, by, br) = discs[a], discs[b]
+        if ar >= 0.0 and br >= 0.0:
+            d = math.hypot(bx - ax, by - ay)
+            gap = d - ar - br
+            if d == 0.0 or not 0.0 < gap <= reach:
+                continue
+            ux, uy = (bx - ax) / d, (by - ay) / d
+            line = shapely.LineString([(ax + ar * ux, ay + ar * uy), (bx - br * ux, by - br * uy)])
+        else:
+            gap = float(shapely.distance(shapes[a], shapes[b]))
+            if not 0.0 < gap <= reach:
+                continue
+            line = shapely.shortest_line(shapes[a], shapes[b])
+        out.append((a, b, gap, line))
+    return tuple(out)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_bridges_are_the_dwithin_query_ones(seed: int) -> None:
+    """G4: the bridges found from the grown boxes, discs measured exactly, are the ones
+    the ``dwithin`` query of every piece found: the same pairs, in the same order, the
+    same gaps and segments; on crowded tables (bases nearly touching, degenerate)."""
+    table = random_table(
+        seed, models=60, terrain=25, width=400, depth=400, degenerate=seed % 2 == 1
+    )
+    for tol in (table.contact_tolerance, 0.0, 3.0):
+        p = margins.index_pieces(table, "open")
+        margins._PAIRS.clear()
+        want = old_bridges(list(p.shapes), p.discs, tol)
+        for _ in range(2):  # measured, then found again in the store of pairs
+            got = margins._bridges(list(p.shapes), p.discs, tol)
+            assert [x[:3] for x in got] == [y[:3] for y in want]
+            assert all(x[3].equals_exact(y[3], 0.0) for x, y in zip(got, want, strict=True))
+        assert len(want) > 3
+
+
+def test_bases_drawn_once_are_the_bases_drawn_again() -> None:
+    """A base drawn from the store of drawn bases is the polygon drawn afresh."""
+    table = random_table(4, models=40, terrain=5)
+    xyr = np.asarray([(m.at.x, m.at.y, m.base.radius) for m in table.models])
+    margins._DRAWN.clear()
+    first, _, _ = margins._drawn(xyr[:10])
+    again, lines, valid = margins._drawn(xyr)
+    fresh = shapely.buffer(shapely.points(xyr[:, :2]), np.maximum(xyr[:, 2], 1e-9), quad_segs=32)
+    assert all(a.equals_exact(b, 0.0) for a, b in zip(again, fresh, strict=True))
+    assert all(a is b for a, b in zip(first, again[:10], strict=True))
+    assert all(a.equals_exact(b, 0.0) for a, b in zip(lines, shapely.boundary(fresh), strict=True))
+    assert valid.tolist() == shapely.is_valid(fresh).tolist()
+
+
+def old_meet(
+    p: margins.Pieces, ks: np.ndarray, segs: np.ndarray, dist: np.ndarray, meets: np.ndarray
+) -> None:
+    """``margins._meet`` as before: one GEOS batch per piece."""
+    lines = margins._lines(segs)
+    for i in np.flatnonzero(meets.any(axis=1)).tolist():
+        meet = np.flatnonzero(meets[i])
+        dist[i, meet] = -margins._depth(p, int(ks[i]), lines[meet], segs[meet])
+
+
+@pytest.mark.parametrize("seed", [2, 7, 9, 12])
+def test_depths_measured_together_are_the_depths_piece_by_piece(seed: int) -> None:
+    """The depths of every meeting measured in one GEOS call of each kind are the ones
+    measured piece by piece, bit for bit (walls, buildings, degenerate tables)."""
+    table = random_table(
+        seed, models=30, terrain=40, width=500, depth=500, degenerate=seed % 2 == 0
+    )
+    p = margins.index_pieces(table, "open")
+    kern = _kernels("compiled")
+    rng = random.Random(seed)
+    met = 0
+    for _ in range(40):
+        a, b = rng.sample(table.models, 2)
+        v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
+        mask = np.ones(len(p.ids), dtype=np.bool_)
+        near, _ = margins._candidates(p, v, mask)
+        segs = np.ascontiguousarray(v.segments)
+        dist, meets = margins._apart(kern, p, near, segs)
+        got, want = dist.copy(), dist.copy()
+        margins._meet(p, near, segs, got, meets)
+        old_meet(p, near, segs, want, meets)
+        assert got.tobytes() == want.tobytes()
+        met += int(meets.sum())
+    assert met
+
+
+def test_spread_is_linspace() -> None:
+    """The near arc's angles are ``np.linspace``'s, bit for bit."""
+    rng = np.random.default_rng(3)
+    for _ in range(3000):
+        hi = float(rng.choice([rng.uniform(0, math.pi / 2), rng.uniform(0, 1e-6), 1.0]))
+        n = int(rng.choice([margins.DIRECTIONS, 2, 3, 17]))
+        got = margins._spread(-hi, hi, n)
+        assert got.tobytes() == np.linspace(-hi, hi, n).tobytes()
+
+
+def test_an_unseen_target_has_no_cover_slack() -> None:
+    """G8: the cover of a target not seen is not measured (``cover_margin`` no slack),
+    as no ruling reads it: a target's own slack and a line of sight's margin rest on
+    M1 alone when it is not seen, whatever its cover slack would be."""
+    from dataclasses import replace as copy
+
+    from arbitre.rules.mordheim import deciding
+    from arbitre.rules.mordheim import sight as msight
+
+    table = random_table(5, models=30, terrain=15)
+    pairs = [(a.id, b.id) for a in table.models[:4] for b in table.models if a.side != b.side]
+    facts = msight.measure(table, pairs)
+    unseen = [f for f in facts if not f.visible]
+    assert unseen and any(f.visible for f in facts)
+    for f in unseen:
+        assert f.cover_margin == margins.NO_SLACK
+        tiny = copy(f, cover_margin=margins.Slack(0.0, "beam t0"))
+        assert deciding.own_slacks(tiny, 100.0, None) == deciding.own_slacks(f, 100.0, None)
+    for r in msight.los_rulings(table, pairs):
+        f = next(x for x in facts if (x.shooter, x.target) == (r.shooter, r.target))
+        if not r.visible:
+            assert r.margin.test == f.seen_margin.test

@@ -275,3 +275,162 @@ def meet_depths(
             if not odd:
                 approx[i, j] = deep
                 sure[i, j] = True
+
+
+@njit(cache=True)
+def apart(
+    segs: np.ndarray,
+    ks: np.ndarray,
+    discs: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    inside: np.ndarray,
+    dist: np.ndarray,
+    meets: np.ndarray,
+) -> None:
+    """:func:`piece_distances`, then for a polygon ``ks[i]`` whose inside holds the
+    segments' common start (``inside[ks[i]]``) every distance 0 (a segment starting inside
+    a polygon it does not cross is wholly inside), and ``meets[i, j]`` where a polygon's
+    distance is 0 or less (``margins._apart``'s numpy form, operation for operation)."""
+    for i in range(len(ks)):
+        k = ks[i]
+        cx, cy, r = discs[k, 0], discs[k, 1], discs[k, 2]
+        for j in range(len(segs)):
+            ax, ay, bx, by = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
+            if r >= 0.0:
+                dist[i, j] = _seg_point(ax, ay, bx, by, cx, cy) - r
+                meets[i, j] = False
+            else:
+                d = _seg_edges(ax, ay, bx, by, edges, eoff[k], eoff[k + 1])
+                if inside[k]:
+                    d = 0.0
+                dist[i, j] = d
+                meets[i, j] = d <= 0.0
+
+
+@njit(cache=True)
+def hidden_bounds(
+    dist: np.ndarray,
+    meets: np.ndarray,
+    approx: np.ndarray,
+    sure: np.ndarray,
+    most: np.ndarray,
+    extra: np.ndarray,
+    valid: np.ndarray,
+    half: float,
+    guess: float,
+    wanted: np.ndarray,
+    todo: np.ndarray,
+) -> None:
+    """``margins.hidden_slack``'s bounds on each segment's depth (its deepest piece, a
+    meeting's depth within ``guess`` of ``approx`` where ``sure``, else between 0 and
+    ``most``; or a joint's ``extra``): the segments that may be the least deep
+    (``wanted``), and there the meetings that may be the deepest, with every meeting of
+    a piece GEOS finds invalid (``todo``: the depths to measure). The numpy form's
+    operations, in its order (every value finite or infinite, never NaN)."""
+    n, m = dist.shape
+    low = np.empty(m)
+    top_min = np.inf
+    for j in range(m):
+        lo = -np.inf
+        hi = -np.inf
+        for i in range(n):
+            if meets[i, j]:
+                below = max(0.0, approx[i, j] - guess) if sure[i, j] else 0.0
+                above = approx[i, j] + guess if sure[i, j] else most[i]
+                a = half + below
+                b = (half + above) * (1.0 + 1e-9) + 1e-9
+            else:
+                a = half - dist[i, j]
+                b = a
+            lo = max(lo, a)
+            hi = max(hi, b)
+        for i in range(extra.shape[0]):
+            lo = max(lo, extra[i, j])
+            hi = max(hi, extra[i, j])
+        low[j] = lo
+        top_min = min(top_min, hi)
+    for j in range(m):
+        wanted[j] = low[j] <= top_min
+    for i in range(n):
+        for j in range(m):
+            todo[i, j] = False
+            if not meets[i, j]:
+                continue
+            if not valid[i]:
+                todo[i, j] = True
+                continue
+            if not wanted[j]:
+                continue
+            above = approx[i, j] + guess if sure[i, j] else most[i]
+            todo[i, j] = (half + above) * (1.0 + 1e-9) + 1e-9 >= low[j]
+
+
+@njit(cache=True)
+def least_deep(
+    dist: np.ndarray,
+    extra: np.ndarray,
+    wanted: np.ndarray,
+    half: float,
+    depth: np.ndarray,
+    row: np.ndarray,
+) -> int:
+    """Down each segment (column) the deepest of ``half - dist`` then ``extra``
+    (``depth``) and its row, the first reaching it (``row``; -1 when none beats minus
+    infinity, NaN never better); returned, the first of the least deep among the
+    ``wanted`` segments (the first segment when none is): ``margins._first_best`` then
+    ``argmin``, in their order."""
+    n, m = dist.shape
+    for j in range(m):
+        best = -np.inf
+        at = -1
+        for i in range(n):
+            v = half - dist[i, j]
+            if v > best:
+                best, at = v, i
+        for i in range(extra.shape[0]):
+            v = extra[i, j]
+            if v > best:
+                best, at = v, n + i
+        depth[j] = best
+        row[j] = at
+    worst = 0
+    least = depth[0] if wanted[0] else np.inf
+    for j in range(1, m):
+        v = depth[j] if wanted[j] else np.inf
+        if v < least:
+            worst, least = j, v
+    return worst
+
+
+@njit(cache=True)
+def _orient(
+    ax: float, ay: float, bx: float, by: float, cx: float, cy: float, err: float
+) -> tuple[float, bool]:
+    """The orientation of ``c`` from ``a b`` (a 2x2 determinant) and whether its sign is
+    surely the exact one (beyond ``err`` times the size of its two products)."""
+    left = (bx - ax) * (cy - ay)
+    right = (by - ay) * (cx - ax)
+    o = left - right
+    return o, abs(o) > err * (abs(left) + abs(right))
+
+
+@njit(cache=True)
+def through(
+    segs: np.ndarray, xy: np.ndarray, err: float, out: np.ndarray, sure: np.ndarray
+) -> None:
+    """For each two-point line ``xy[i]`` (``px, py, qx, qy``; NaN ends never sure) and
+    segment ``j``: whether they cross, by the signs of the four orientations
+    (``out[i, j]``), and whether all four signs are sure (``sure[i, j]``; GEOS decides the
+    others). ``margins._through``'s numpy form, operation for operation."""
+    for i in range(xy.shape[0]):
+        px, py, qx, qy = xy[i, 0], xy[i, 1], xy[i, 2], xy[i, 3]
+        for j in range(segs.shape[0]):
+            ox, oy, ex, ey = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
+            o1, s1 = _orient(ox, oy, ex, ey, px, py, err)
+            o2, s2 = _orient(ox, oy, ex, ey, qx, qy, err)
+            o3, s3 = _orient(px, py, qx, qy, ox, oy, err)
+            o4, s4 = _orient(px, py, qx, qy, ex, ey, err)
+            ok = s1 and s2 and s3 and s4
+            sure[i, j] = ok
+            out[i, j] = o1 * o2 < 0.0 and o3 * o4 < 0.0 and ok

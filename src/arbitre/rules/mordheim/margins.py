@@ -48,7 +48,7 @@ import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
 from arbitre import backend, sight
-from arbitre.geometry import CircleFootprint, WallFootprint
+from arbitre.geometry import CircleFootprint, WallFootprint, Window
 from arbitre.table import Table, Terrain
 
 #: Segments of a quarter circle in the polygons standing for discs.
@@ -105,6 +105,13 @@ class Pieces:
     geoms: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
     #: Whether GEOS finds each shape valid.
     valid: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.bool_))
+    #: The bridges packed: their two pieces (rows ``a, b``), gaps, and the ends of their
+    #: segments (rows ``px, py, qx, qy``; NaN for a segment not of two points).
+    joint_ab: np.ndarray = field(default_factory=lambda: np.zeros((0, 2), dtype=np.int64))
+    joint_gap: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    joint_xy: np.ndarray = field(default_factory=lambda: np.zeros((0, 4)))
+    #: :attr:`boundaries` as an array (for GEOS's vectorised calls).
+    outlines: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=object))
 
     def shape(self, k: int) -> BaseGeometry:
         return self.shapes[k]
@@ -125,21 +132,46 @@ def pieces(
     shapes = list(geoms)
     disc_rows = np.vstack([ground.discs, bases.discs])
     bounds = np.vstack([ground.bbox, bases.bbox])
-    edges = (*ground.edges, *(np.zeros((0, 4)) for _ in range(len(bases.discs))))
+    edges = (*ground.edges, *((_NO_EDGES,) * len(bases.discs)))  # a base has no edges
+    bridges = _bridges(shapes, disc_rows, table.contact_tolerance)
+    boundaries = (*ground.boundaries, *bases.boundaries)
+    outlines = np.empty(len(boundaries), dtype=object)
+    outlines[:] = boundaries
     return Pieces(
         ids=(*(t.id for t in table.terrain), *(m.id for m in table.models)),
         shapes=tuple(shapes),
-        boundaries=(*ground.boundaries, *bases.boundaries),
+        boundaries=boundaries,
+        outlines=outlines,
         bbox=bounds.reshape(-1, 4),
         error=1e-6,
         discs=disc_rows,
-        bridges=_bridges(shapes, disc_rows, table.contact_tolerance),
+        bridges=bridges,
         edges=edges,
         eoff=np.concatenate([[0], np.cumsum([len(e) for e in edges])]).astype(np.int64),
-        eflat=np.vstack([np.zeros((0, 4)), *edges]),
+        eflat=np.vstack([np.zeros((0, 4)), *ground.edges]),  # bases have no edges
         geoms=geoms,
-        valid=np.concatenate([ground.valid, _valid(bases.geoms)]),
+        valid=np.concatenate([ground.valid, bases.valid]),
+        **_packed_joints(bridges),
     )
+
+
+def _packed_joints(bridges: Sequence[tuple[int, int, float, BaseGeometry]]) -> dict[str, Any]:
+    """The fields ``joint_ab``, ``joint_gap`` and ``joint_xy`` of :class:`Pieces`."""
+    xy = np.full((len(bridges), 4), np.nan)
+    for i, (_, _, _, line) in enumerate(bridges):
+        ends = np.asarray(line.coords, dtype=np.float64)
+        if ends.shape == (2, 2):
+            xy[i] = ends.reshape(4)
+    return {
+        "joint_ab": np.asarray([(a, b) for a, b, _, _ in bridges], dtype=np.int64).reshape(-1, 2),
+        "joint_gap": np.asarray([gap for _, _, gap, _ in bridges], dtype=np.float64),
+        "joint_xy": xy,
+    }
+
+
+#: The edges of a disc piece: none (one array for all, never written).
+_NO_EDGES = np.zeros((0, 4))
+_NO_EDGES.flags.writeable = False
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -206,20 +238,62 @@ class _Bases:
     boundaries: np.ndarray
     bbox: np.ndarray
     discs: np.ndarray
+    valid: np.ndarray
 
 
 @lru_cache(maxsize=32)
 def _bases(table: Table) -> _Bases:
-    """Every base as :func:`_disc` draws it, in one vectorised call."""
+    """Every base as :func:`_disc` draws it (each drawn once per place and size: a table
+    whose models moved draws only the bases that moved, :func:`_drawn`)."""
     xyr = np.asarray(
         [(m.at.x, m.at.y, m.base.radius) for m in table.models], dtype=np.float64
     ).reshape(-1, 3)
-    geoms = np.asarray(
-        shapely.buffer(shapely.points(xyr[:, :2]), np.maximum(xyr[:, 2], 1e-9), quad_segs=QUAD),
-        dtype=object,
-    ).reshape(-1)
-    shapely.prepare(geoms)
-    return _Bases(geoms, np.asarray(shapely.boundary(geoms)).reshape(-1), _bounds(geoms), xyr)
+    geoms, boundaries, valid = _drawn(xyr)
+    return _Bases(geoms, boundaries, _bounds(geoms), xyr, valid)
+
+
+#: Bases already drawn, by ``(x, y, r)``: their prepared polygon, its boundary and
+#: whether GEOS finds it valid.
+_DRAWN: dict[tuple[float, float, float], tuple[BaseGeometry, BaseGeometry, bool]] = {}
+#: The store above is emptied when it holds more (a few tables' worth).
+DRAWN_MAX = 4096
+
+
+def _drawn(xyr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The prepared polygons of the bases ``x, y, r``, their boundaries and whether
+    GEOS finds them valid, as one
+    vectorised ``buffer`` of the base centres draws them (GEOS draws each geometry
+    alone: the same shapes); the new ones drawn in one call."""
+    keys = [(float(x), float(y), float(r)) for x, y, r in xyr.tolist()]
+    new = [i for i, k in enumerate(keys) if k not in _DRAWN]
+    if new:
+        rows = xyr[new]
+        geoms = np.asarray(
+            shapely.buffer(
+                shapely.points(rows[:, :2]), np.maximum(rows[:, 2], 1e-9), quad_segs=QUAD
+            ),
+            dtype=object,
+        ).reshape(-1)
+        shapely.prepare(geoms)
+        lines = np.asarray(shapely.boundary(geoms)).reshape(-1)
+        valid = _valid(geoms)
+        if len(_DRAWN) + len(new) > DRAWN_MAX:
+            _DRAWN.clear()
+        for i, g, b, ok in zip(new, geoms, lines, valid.tolist(), strict=True):
+            _DRAWN[keys[i]] = (g, b, ok)
+    found = [_DRAWN.get(k) or _drawn_one(k) for k in keys]
+    out = np.empty(len(keys), dtype=object)
+    out[:] = [g for g, _, _ in found]
+    edges = np.empty(len(keys), dtype=object)
+    edges[:] = [b for _, b, _ in found]
+    return out, edges, np.asarray([ok for _, _, ok in found], dtype=np.bool_)
+
+
+def _drawn_one(key: tuple[float, float, float]) -> tuple[BaseGeometry, BaseGeometry, bool]:
+    """One base drawn (when another thread emptied the store meanwhile)."""
+    g = shapely.buffer(shapely.Point(key[0], key[1]), max(key[2], 1e-9), quad_segs=QUAD)
+    shapely.prepare(g)
+    return g, shapely.boundary(g), bool(shapely.is_valid(g))
 
 
 def _bounds(geoms: np.ndarray) -> np.ndarray:
@@ -251,17 +325,28 @@ def _disc(x: float, y: float, r: float) -> BaseGeometry:
 class View:
     """What a shooter's centre sees a target's base by: the near segments tried (rows
     ``x0, y0, x1, y1``), the spacing of their far ends along the near arc, and the
-    region ``R`` they sweep (a segment for a point target)."""
+    region ``R`` they sweep (a segment for a point target): its outline's points
+    (``ring``, drawn as a shape only when asked, :attr:`region`) and their box."""
 
     segments: np.ndarray
     spacing: float
-    region: BaseGeometry
+    ring: np.ndarray
     point: bool
     ox: float
     oy: float
     tx: float
     ty: float
     r: float
+    #: ``x0, y0, x1, y1``: the box of :attr:`region` (its points' least and largest).
+    bounds: tuple[float, float, float, float]
+
+    @property
+    def region(self) -> BaseGeometry:
+        """``R`` as a shape: the tangents and the near arc (a polygon), or the segment
+        from the centre to a point target."""
+        if self.point:
+            return shapely.LineString(self.ring)
+        return shapely.polygons(self.ring)
 
     def sides(self) -> np.ndarray:
         """``tx, ty, r, ox, oy`` and the inner normals of the two tangents of ``R``
@@ -276,35 +361,66 @@ class View:
         return np.asarray(out, dtype=np.float64)
 
 
+def _box(ring: np.ndarray) -> tuple[float, float, float, float]:
+    """The box of some points, as GEOS bounds a shape of them (least and largest)."""
+    lo, hi = ring.min(axis=0), ring.max(axis=0)
+    return float(lo[0]), float(lo[1]), float(hi[0]), float(hi[1])
+
+
 def view(ox: float, oy: float, tx: float, ty: float, r: float, n: int = DIRECTIONS) -> View:
     """The near segments from ``(ox, oy)`` to the base ``(tx, ty, r)``: ``n`` spread evenly
     along the near arc (by length), both tangent points included."""
     d = math.hypot(tx - ox, ty - oy)
     if r <= 0.0 or d <= r or math.asin(r / d) < POINT_WIDTH:
         seg = np.asarray([[ox, oy, tx, ty]])
-        return View(seg, 0.0, shapely.LineString([(ox, oy), (tx, ty)]), True, ox, oy, tx, ty, r)
+        ring = np.asarray([[ox, oy], [tx, ty]], dtype=np.float64)
+        return View(seg, 0.0, ring, True, ox, oy, tx, ty, r, _box(ring))
     phi = math.atan2(ty - oy, tx - ox)
     # the near arc runs from one tangent point to the other through the nearest point:
     # angles on the base's circle, seen from its centre
     half_arc = math.acos(r / d)
-    theta = phi + math.pi + np.linspace(-half_arc, half_arc, n)
+    theta = phi + math.pi + _spread(-half_arc, half_arc, n)
     px, py = tx + r * np.cos(theta), ty + r * np.sin(theta)
-    segs = np.column_stack([np.full(n, ox), np.full(n, oy), px, py])
     # R: the tangents and the near arc; its chords run a little into the base, so the
     # polygon holds R (a larger region: distances to it are never too large)
-    region = shapely.polygons(np.vstack([[ox, oy], np.column_stack([px, py])]))
+    ring = np.empty((n + 1, 2))
+    ring[0] = ox, oy
+    ring[1:, 0], ring[1:, 1] = px, py
+    segs = np.empty((n, 4))
+    segs[:, 0], segs[:, 1], segs[:, 2:] = ox, oy, ring[1:]
     spacing = 2.0 * r * math.sin(half_arc / max(n - 1, 1))  # chord between neighbours
-    return View(segs, spacing, region, False, ox, oy, tx, ty, r)
+    lo_x, lo_y, hi_x, hi_y = float(px.min()), float(py.min()), float(px.max()), float(py.max())
+    box = (min(ox, lo_x), min(oy, lo_y), max(ox, hi_x), max(oy, hi_y))
+    return View(segs, spacing, ring, False, ox, oy, tx, ty, r, box)
+
+
+def _spread(lo: float, hi: float, n: int) -> np.ndarray:
+    """``np.linspace(lo, hi, n)``, its operations in its order (numpy 2: a ramp times
+    the step, plus ``lo``, the last set to ``hi``) without its checks."""
+    step = (hi - lo) / (n - 1) if n > 1 else 0.0
+    if n < 2 or step == 0.0:
+        return np.linspace(lo, hi, n)
+    y = _ramp(n) * step
+    y += lo
+    y[-1] = hi
+    return y
+
+
+@lru_cache(maxsize=8)
+def _ramp(n: int) -> np.ndarray:
+    ramp = np.arange(0, n, dtype=np.float64)
+    ramp.flags.writeable = False
+    return ramp
 
 
 def _lines(segs: np.ndarray) -> np.ndarray:
     return np.asarray(shapely.linestrings(segs.reshape(-1, 2, 2)))
 
 
-def _candidates(p: Pieces, region: BaseGeometry, mask: np.ndarray) -> tuple[np.ndarray, float]:
+def _candidates(p: Pieces, v: View, mask: np.ndarray) -> tuple[np.ndarray, float]:
     """The masked pieces whose box is within :data:`FAR` of the region's, and the box
     distance of the nearest one left out (a lower bound on its distance)."""
-    x0, y0, x1, y1 = region.bounds
+    x0, y0, x1, y1 = v.bounds
     b = p.bbox
     dx = np.maximum(0.0, np.maximum(b[:, 0] - x1, x0 - b[:, 2]))
     dy = np.maximum(0.0, np.maximum(b[:, 1] - y1, y0 - b[:, 3]))
@@ -331,13 +447,20 @@ def _signed(kern: Any, p: Pieces, near: np.ndarray, segs: np.ndarray) -> np.ndar
 def _apart(kern: Any, p: Pieces, ks: np.ndarray, segs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """:func:`_signed` but for the segments meeting a polygon: the distances (0 where a
     segment meets a polygon), and where those meetings are (their depths still to
-    measure, :func:`_meet`)."""
+    measure, :func:`_meet`). A segment starting inside a polygon it does not cross is
+    wholly inside: GEOS says which polygons hold the start, once for the segments'
+    common start (the shooter's centre, :func:`_starts_inside`)."""
     dist = np.empty((len(ks), len(segs)))
-    kern.piece_distances(segs, ks, p.discs, p.eoff, p.eflat, dist)
     meets = np.zeros(dist.shape, dtype=np.bool_)
+    if not len(segs):
+        return dist, meets
+    ox, oy = float(segs[0, 0]), float(segs[0, 1])
+    if (segs[:, 0] == ox).all() and (segs[:, 1] == oy).all():
+        kern.apart(segs, ks, p.discs, p.eoff, p.eflat, _starts_inside(p, ox, oy), dist, meets)
+        return dist, meets
+    kern.piece_distances(segs, ks, p.discs, p.eoff, p.eflat, dist)
     poly = np.flatnonzero(p.discs[ks, 2] < 0.0)
     if len(poly):
-        # a segment starting inside a polygon it does not cross is wholly inside
         inside = shapely.contains_xy(p.geoms[ks[poly], None], segs[None, :, 0], segs[None, :, 1])
         rows = dist[poly]
         rows[inside] = 0.0
@@ -346,16 +469,58 @@ def _apart(kern: Any, p: Pieces, ks: np.ndarray, segs: np.ndarray) -> tuple[np.n
     return dist, meets
 
 
+#: The last :func:`_starts_inside` answer: its pieces, point and flags.
+_LAST_INSIDE: list[tuple[Pieces, float, float, np.ndarray]] = []
+
+
+def _starts_inside(p: Pieces, x: float, y: float) -> np.ndarray:
+    """Which polygon pieces hold the point (GEOS ``contains_xy``, as for each segment
+    starting there), flags per piece; kept for the next call (a shooter's targets)."""
+    last = _LAST_INSIDE[-1] if _LAST_INSIDE else None
+    if last is not None and last[0] is p and last[1] == x and last[2] == y:
+        return last[3]
+    flags = np.zeros(len(p.ids), dtype=np.bool_)
+    poly = np.flatnonzero(p.discs[:, 2] < 0.0)
+    if len(poly):
+        flags[poly] = shapely.contains_xy(p.geoms[poly], x, y)
+    _LAST_INSIDE[:] = [(p, x, y, flags)]
+    return flags
+
+
 def _meet(p: Pieces, ks: np.ndarray, segs: np.ndarray, dist: np.ndarray, meets: np.ndarray) -> None:
     """Minus the depth of each meeting of ``meets`` (:func:`_depth`, GEOS), into
     ``dist``. A piece GEOS finds invalid has every meeting of its row measured at once,
-    as its fallback measures a whole batch."""
-    lines: np.ndarray | None = None
-    for i in np.flatnonzero(meets.any(axis=1)).tolist():
-        k = int(ks[i])
+    as its fallback measures a whole batch; the valid pieces' meetings are measured
+    together, in one GEOS call of each kind (each pair alone: the same depths)."""
+    rows = np.flatnonzero(meets.any(axis=1))
+    if not len(rows):
+        return
+    good = rows[p.valid[ks[rows]]]
+    for i in rows[~p.valid[ks[rows]]].tolist():
         meet = np.flatnonzero(meets[i])
-        lines = _lines(segs) if lines is None else lines
-        dist[i, meet] = -_depth(p, k, lines[meet], segs[meet])
+        dist[i, meet] = -_depth(p, int(ks[i]), _lines(segs[meet]), segs[meet])
+    if not len(good):
+        return
+    at, cols = np.nonzero(meets[good])
+    at = good[at]
+    pieces = ks[at]
+    try:
+        parts, which = shapely.get_parts(
+            shapely.intersection(_lines(segs[cols]), p.geoms[pieces]), return_index=True
+        )
+    except shapely.errors.GEOSException:  # GEOS fails on one: each piece alone
+        for i in good.tolist():
+            meet = np.flatnonzero(meets[i])
+            dist[i, meet] = -_depth(p, int(ks[i]), _lines(segs[meet]), segs[meet])
+        return
+    keep = shapely.get_type_id(parts) == 1  # the stretches (LineStrings), not touches
+    parts, which = parts[keep], which[keep]
+    deep = np.zeros(len(at))
+    if len(parts):
+        mids = shapely.line_interpolate_point(parts, 0.5, normalized=True)
+        edges = p.outlines[pieces[which]]
+        np.maximum.at(deep, which, shapely.distance(mids, edges))
+    dist[at, cols] = -deep
 
 
 def _depth(p: Pieces, k: int, lines: np.ndarray, segs: np.ndarray) -> np.ndarray:
@@ -386,44 +551,127 @@ def _bridges(
 ) -> tuple[tuple[int, int, float, BaseGeometry], ...]:
     """G4: the pairs of pieces whose gap is within ``tolerance`` plus :data:`JOINT` mm
     without overlapping: their indices, gap and the segment between their nearest points
-    (a gap this close or closer makes, or would make, one obstacle)."""
+    (a gap this close or closer makes, or would make, one obstacle).
+
+    The pairs come in the order of an STRtree of the pieces queried with each piece's
+    box grown by the reach (the order a ``dwithin`` query of that tree gives: the ties
+    between equal gaps are decided by it). Two discs are measured exactly, so GEOS is
+    asked whether their polygons are within reach only for those whose gap is (the
+    polygons lie inside the discs); the other pairs are GEOS's alone."""
     reach = tolerance + max(JOINT, 2.0 * tolerance)
-    live = [k for k, g in enumerate(shapes) if not g.is_empty]
+    every = np.empty(len(shapes), dtype=object)
+    every[:] = shapes
+    live = np.flatnonzero(~np.asarray(shapely.is_empty(every), dtype=np.bool_)).tolist()
     if len(live) < 2:
         return ()
-    tree = shapely.STRtree([shapes[k] for k in live])
-    left, right = tree.query([shapes[k] for k in live], predicate="dwithin", distance=reach)
-    out = []
-    for i, j in zip(left.tolist(), right.tolist(), strict=True):
-        a, b = live[i], live[j]
-        if a >= b:
-            continue
-        (ax, ay, ar), (bx, by, br) = discs[a], discs[b]
-        if ar >= 0.0 and br >= 0.0:  # two discs, exactly
-            d = math.hypot(bx - ax, by - ay)
-            gap = d - ar - br
-            if d == 0.0 or not 0.0 < gap <= reach:
-                continue
-            ux, uy = (bx - ax) / d, (by - ay) / d
-            line = shapely.LineString([(ax + ar * ux, ay + ar * uy), (bx - br * ux, by - br * uy)])
+    geoms = every[live]
+    tree = shapely.STRtree(geoms)
+    box = np.asarray(shapely.bounds(geoms), dtype=np.float64).reshape(-1, 4)
+    grown = shapely.box(box[:, 0] - reach, box[:, 1] - reach, box[:, 2] + reach, box[:, 3] + reach)
+    left, right = tree.query(grown)
+    index = np.asarray(live, dtype=np.int64)
+    pick = index[left] < index[right]
+    left, right = left[pick], right[pick]
+    found: list[_Pair | None] = [None] * len(left)
+    todo = []
+    for i, (u, w) in enumerate(zip(left.tolist(), right.tolist(), strict=True)):
+        known = _PAIRS.get((id(geoms[u]), id(geoms[w]), reach))
+        if known is not None and known[0] is geoms[u] and known[1] is geoms[w]:
+            found[i] = known
         else:
-            gap = float(shapely.distance(shapes[a], shapes[b]))
-            if not 0.0 < gap <= reach:
-                continue
-            line = shapely.shortest_line(shapes[a], shapes[b])
-        out.append((a, b, gap, line))
+            todo.append(i)
+    if todo:
+        at = np.asarray(todo, dtype=np.int64)
+        new = _pairs(geoms, discs[index], left[at], right[at], reach)
+        if len(_PAIRS) + len(new) > PAIRS_MAX:
+            _PAIRS.clear()
+        for i, measured in zip(todo, new, strict=True):
+            found[i] = measured
+            _PAIRS[(id(measured[0]), id(measured[1]), reach)] = measured
+    out = []
+    for u, w, pair in zip(left.tolist(), right.tolist(), found, strict=True):
+        if pair is not None and pair[2] is not None and pair[3] is not None:
+            out.append((int(index[u]), int(index[w]), pair[2], pair[3]))
     return tuple(out)
 
 
-def _joints(
-    p: Pieces, near: np.ndarray, segs: np.ndarray
-) -> list[tuple[int, int, float, np.ndarray]]:
-    """The G4 joints between ``near`` pieces, each with the segments passing through it."""
-    keep = set(near.tolist())
-    found = [(a, b, gap, line) for a, b, gap, line in p.bridges if a in keep and b in keep]
-    if not found:
-        return []
-    return [(a, b, gap, _through(segs, line)) for a, b, gap, line in found]
+#: Two shapes, and their gap and the segment between them when they make a joint
+#: (``None, None`` when not).
+_Pair = tuple[BaseGeometry, BaseGeometry, float | None, BaseGeometry | None]
+#: Pairs of shapes already measured, by the shapes' ids and the reach (the shapes kept:
+#: a pair is found again only for the very same shapes, as the terrain's and the bases'
+#: stores give them to a table whose models moved).
+_PAIRS: dict[tuple[int, int, float], _Pair] = {}
+#: The store above is emptied when it holds more.
+PAIRS_MAX = 65536
+
+
+def _pairs(
+    geoms: np.ndarray, discs: np.ndarray, left: np.ndarray, right: np.ndarray, reach: float
+) -> list[_Pair]:
+    """:func:`_bridges` for the candidate pairs ``left, right`` (indices of ``geoms``
+    and ``discs`` rows): each pair's gap and segment when its shapes are within
+    ``reach`` (GEOS) and apart by a gap in ``(0, reach]``."""
+    ar, br = discs[left, 2], discs[right, 2]
+    both = (ar >= 0.0) & (br >= 0.0)
+    d = np.hypot(discs[right, 0] - discs[left, 0], discs[right, 1] - discs[left, 1])
+    disc_gap = d - ar - br
+    # two discs: only a gap in (0, reach] can make a joint (then GEOS says if within;
+    # the exact gap is measured below, as before: this only leaves out the far pairs)
+    ask = np.flatnonzero(~both | ((disc_gap > -1e-6) & (disc_gap <= reach + 1e-6)))
+    within = np.zeros(len(left), dtype=np.bool_)
+    if len(ask):
+        within[ask] = shapely.dwithin(geoms[left[ask]], geoms[right[ask]], reach)
+    out: list[_Pair] = []
+    for i in range(len(left)):
+        ga, gb = geoms[left[i]], geoms[right[i]]
+        out.append((ga, gb, None, None))
+        if not within[i]:
+            continue
+        (ax, ay, ra), (bx, by, rb) = discs[left[i]], discs[right[i]]
+        if both[i]:  # two discs, exactly
+            dd = math.hypot(bx - ax, by - ay)
+            gap = dd - ra - rb
+            if dd == 0.0 or not 0.0 < gap <= reach:
+                continue
+            ux, uy = (bx - ax) / dd, (by - ay) / dd
+            line = shapely.LineString([(ax + ra * ux, ay + ra * uy), (bx - rb * ux, by - rb * uy)])
+        else:
+            gap = float(shapely.distance(ga, gb))
+            if not 0.0 < gap <= reach:
+                continue
+            line = shapely.shortest_line(ga, gb)
+        out[-1] = (ga, gb, gap, line)
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Joints:
+    """The G4 joints between a view's near pieces (bridges in :attr:`Pieces.bridges`
+    order): their pieces (rows ``a, b``), gaps, and which segments pass through each
+    (rows: joints, columns: segments)."""
+
+    ab: np.ndarray
+    gap: np.ndarray
+    through: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.gap)
+
+
+def _joints(p: Pieces, near: np.ndarray, segs: np.ndarray, kern: Any = None) -> Joints:
+    """The G4 joints between ``near`` pieces, each with the segments passing through it
+    (:func:`_through`, by the kernels ``kern`` when given)."""
+    ab = p.joint_ab
+    if not len(ab):
+        return Joints(ab, p.joint_gap, np.zeros((0, len(segs)), dtype=np.bool_))
+    keep = np.zeros(len(p.ids), dtype=np.bool_)
+    keep[near] = True
+    sel = np.flatnonzero(keep[ab[:, 0]] & keep[ab[:, 1]])
+    if not len(sel):
+        return Joints(ab[sel], p.joint_gap[sel], np.zeros((0, len(segs)), dtype=np.bool_))
+    through = _through(segs, p.joint_xy[sel], [p.bridges[int(j)][3] for j in sel], kern)
+    return Joints(ab[sel], p.joint_gap[sel], through)
 
 
 #: Relative bound on the float error of an orientation (a 2x2 determinant): beyond it,
@@ -431,32 +679,37 @@ def _joints(
 ORIENT_ERR = 1e-12
 
 
-def _through(segs: np.ndarray, line: BaseGeometry) -> np.ndarray:
-    """Which segments meet the two-point ``line`` (a G4 joint), as GEOS's ``intersects``
-    says: by the signs of the four orientations where each is surely of its sign
-    (then the two meet only by crossing), GEOS itself for the others (touching,
-    collinear or too close to tell)."""
-    xy = np.asarray(line.coords, dtype=np.float64)
-    if xy.shape != (2, 2):
-        return np.asarray(shapely.intersects(_lines(segs), line))
-    (px, py), (qx, qy) = xy
-    ox, oy, ex, ey = segs[:, 0], segs[:, 1], segs[:, 2], segs[:, 3]
+def _through(
+    segs: np.ndarray, xy: np.ndarray, lines: Sequence[BaseGeometry], kern: Any = None
+) -> np.ndarray:
+    """Which segments meet each two-point line (a G4 joint: rows ``px, py, qx, qy`` of
+    ``xy``, the shapes ``lines``), as GEOS's ``intersects`` says: by the signs of the
+    four orientations where each is surely of its sign (then the two meet only by
+    crossing), GEOS itself for the others (touching, collinear or too close to tell).
+    The orientations by the kernels ``kern`` when given (the same operations)."""
+    if kern is not None:
+        out = np.zeros((len(xy), len(segs)), dtype=np.bool_)
+        sure = np.zeros((len(xy), len(segs)), dtype=np.bool_)
+        kern.through(np.ascontiguousarray(segs), np.ascontiguousarray(xy), ORIENT_ERR, out, sure)
+    else:
+        px, py, qx, qy = (xy[:, c, None] for c in range(4))
+        ox, oy, ex, ey = (segs[None, :, c] for c in range(4))
 
-    def orient(ax: Any, ay: Any, bx: Any, by: Any, cx: Any, cy: Any) -> tuple[Any, Any]:
-        left, right = (bx - ax) * (cy - ay), (by - ay) * (cx - ax)
-        return left - right, np.abs(left) + np.abs(right)
+        def orient(ax: Any, ay: Any, bx: Any, by: Any, cx: Any, cy: Any) -> tuple[Any, Any]:
+            left, right = (bx - ax) * (cy - ay), (by - ay) * (cx - ax)
+            return left - right, np.abs(left) + np.abs(right)
 
-    o1, m1 = orient(ox, oy, ex, ey, px, py)
-    o2, m2 = orient(ox, oy, ex, ey, qx, qy)
-    o3, m3 = orient(px, py, qx, qy, ox, oy)
-    o4, m4 = orient(px, py, qx, qy, ex, ey)
-    sure = np.ones(len(segs), dtype=np.bool_)
-    for o, m in ((o1, m1), (o2, m2), (o3, m3), (o4, m4)):
-        sure &= np.abs(o) > ORIENT_ERR * m
-    out = np.asarray((o1 * o2 < 0.0) & (o3 * o4 < 0.0) & sure)
-    doubt = np.flatnonzero(~sure)
-    if len(doubt):
-        out[doubt] = shapely.intersects(_lines(segs[doubt]), line)
+        o1, m1 = orient(ox, oy, ex, ey, px, py)
+        o2, m2 = orient(ox, oy, ex, ey, qx, qy)
+        o3, m3 = orient(px, py, qx, qy, ox, oy)
+        o4, m4 = orient(px, py, qx, qy, ex, ey)
+        sure = np.ones((len(xy), len(segs)), dtype=np.bool_)
+        for o, m in ((o1, m1), (o2, m2), (o3, m3), (o4, m4)):
+            sure &= np.abs(o) > ORIENT_ERR * m  # NaN ends (not two points): never sure
+        out = np.asarray((o1 * o2 < 0.0) & (o3 * o4 < 0.0) & sure)
+    for i in np.flatnonzero(~sure.all(axis=1)).tolist():
+        doubt = np.flatnonzero(~sure[i])
+        out[i, doubt] = shapely.intersects(_lines(segs[doubt]), lines[i])
     return out
 
 
@@ -488,7 +741,7 @@ def seen_slack(
     """M1, a target seen: the best clearance of a near segment from the pieces of
     ``mask`` (G5 beam) and from the G4 joints it would need to stay open: every other
     near segment tried, then more between the neighbours of the clearest."""
-    near, far = _candidates(p, v.region, mask)
+    near, far = _candidates(p, v, mask)
     coarse = v.segments if v.point else v.segments[::2]
     clear, who = _clearance(kern, table, p, near, far, half, coarse)
     best = int(np.argmax(clear))
@@ -520,7 +773,7 @@ def _clearance(
     ks = np.asarray(near, dtype=np.int64)
     segs = np.ascontiguousarray(segs)  # one compiled form of the kernels
     dist, meets = _apart(kern, p, ks, segs)
-    joints = _joints(p, near, segs)
+    joints = _joints(p, near, segs, kern)
     clear, who = _clear_of(table, p, near, far, half, dist, joints)
     met = meets.any(axis=0)
     if met.any() and (met.all() or clear[~met].max() <= clear[met].max()):
@@ -536,14 +789,14 @@ def _clear_of(
     far: float,
     half: float,
     dist: np.ndarray,
-    joints: list[tuple[int, int, float, np.ndarray]],
+    joints: Joints,
 ) -> tuple[np.ndarray, list[str]]:
     """:func:`_clearance` from the signed distances ``dist`` (rows: ``near`` pieces)."""
     start = np.full(dist.shape[1], far - half - p.error)
     clear, row = _first_best(dist - half - p.error, start, False)
     who = [_who(p, near, r) for r in row.tolist()]
     tol = table.contact_tolerance
-    for a, b, gap, through in joints:
+    for (a, b), gap, through in zip(joints.ab.tolist(), joints.gap, joints.through, strict=True):
         open_by = gap - tol
         better = through & (open_by < clear)
         clear = np.where(better, open_by, clear)
@@ -582,41 +835,33 @@ def hidden_slack(
     edge, bound it by 0 and half the smaller side of the polygon's box), and a depth
     surely below another in its segment, or in a segment surely deeper than another,
     is left unmeasured. The answer is the one measuring every depth would give."""
-    near, _ = _candidates(p, v.region, mask)
+    near, _ = _candidates(p, v, mask)
     ks = np.asarray(near, dtype=np.int64)
     segs = np.ascontiguousarray(v.segments)
     dist, meets = _apart(kern, p, ks, segs)
     tol = table.contact_tolerance
-    joints = _joints(p, near, segs)
-    extra = np.full((len(joints), len(segs)), -np.inf)
-    for i, (_, _, gap, through) in enumerate(joints):
-        extra[i, through] = tol - gap
-    start = np.full(len(segs), -np.inf)
+    joints = _joints(p, near, segs, kern)
+    extra = np.ascontiguousarray(np.where(joints.through, (tol - joints.gap)[:, None], -np.inf))
+    wanted = np.ones(len(segs), dtype=np.bool_)
     if meets.any():
         approx = np.zeros(dist.shape)
         sure = np.zeros(dist.shape, dtype=np.bool_)
         kern.meet_depths(segs, ks, meets, p.eoff, p.eflat, approx, sure)
         box = p.bbox[ks]
         most = 0.5 * np.minimum(box[:, 2] - box[:, 0], box[:, 3] - box[:, 1])
-        # a meeting's depth: within GUESS of the estimate, else between 0 and ``most``
-        below = np.where(sure, np.maximum(0.0, approx - GUESS), 0.0)
-        above = np.where(sure, approx + GUESS, most[:, None])
-        deep = half - dist
-        low = np.vstack([np.where(meets, half + below, deep), extra]).max(axis=0, initial=-np.inf)
-        high = np.where(meets, (half + above) * (1.0 + 1e-9) + 1e-9, deep)
-        top = np.vstack([high, extra]).max(axis=0, initial=-np.inf)
-        wanted = low <= top.min()  # the segments that may be the least deep
-        # ... and there, the meetings that may be the deepest
-        may = wanted[None, :] & (high >= low[None, :])
-        _meet(p, ks, segs, dist, meets & (may | ~p.valid[ks, None]))
-    else:
-        wanted = np.ones(len(segs), dtype=np.bool_)
-    depth, row = _first_best(np.vstack([half - dist, extra]), start, True)
-    worst = int(np.argmin(np.where(wanted, depth, np.inf)))
+        # a meeting's depth: within GUESS of the estimate, else between 0 and ``most``;
+        # measured where its segment may be the least deep and it may be the deepest
+        todo = np.zeros(dist.shape, dtype=np.bool_)
+        valid = np.ascontiguousarray(p.valid[ks])
+        kern.hidden_bounds(dist, meets, approx, sure, most, extra, valid, half, GUESS, wanted, todo)
+        _meet(p, ks, segs, dist, todo)
+    depth = np.empty(len(segs))
+    row = np.empty(len(segs), dtype=np.int64)
+    worst = int(kern.least_deep(dist, extra, wanted, half, depth, row))
     value = float(depth[worst]) - float(v.spacing) / 2.0 - p.error
     r = int(row[worst])
     if r >= len(ks):
-        a, b = joints[r - len(ks)][:2]
+        a, b = joints.ab[r - len(ks)].tolist()
         return Slack(max(0.0, value), f"contact {p.ids[a]}-{p.ids[b]}")
     return Slack(max(0.0, value), _who(p, near, r) or "beam")
 
@@ -633,20 +878,23 @@ def hiding_slack(kern: Any, p: Pieces, v: View, hiders: Sequence[int], half: flo
             if h > best.mm:
                 best = Slack(h, f"beam {p.ids[k]}")
         return best
-    ks = np.asarray([k for k in hiders if not p.shapes[k].is_empty], dtype=np.int64)
+    every = np.asarray(hiders, dtype=np.int64)
+    ks = every[np.isfinite(p.bbox[every, 0])]  # an empty shape's box is infinite
     segs = np.ascontiguousarray(v.segments[::3])
-    steps = np.linspace(0.0, 1.0, ALONG)
     size = (len(ks), len(segs) * ALONG)
     depth, phi, x, y = (np.zeros(size) for _ in range(4))
     valid = np.zeros((len(ks), len(segs)), dtype=np.bool_)
     kern.hiding_points(
-        segs, ks, p.bbox, half, steps, v.sides(), p.discs, p.eoff, p.eflat, valid, depth, phi, x, y
+        segs, ks, p.bbox, half, _STEPS, v.sides(), p.discs, p.eoff, p.eflat, valid, depth, phi, x, y
     )
     points = np.repeat(valid, ALONG, axis=1)
-    for i in np.flatnonzero(p.discs[ks, 2] < 0.0).tolist():  # polygons: negative inside
-        at = np.flatnonzero(points[i])
-        inside = at[shapely.contains_xy(p.shape(int(ks[i])), x[i, at], y[i, at])]
-        phi[i, inside] = -phi[i, inside]
+    polys = np.flatnonzero(p.discs[ks, 2] < 0.0)  # polygons: negative inside
+    rows, cols = np.nonzero(points[polys])
+    if len(rows):
+        at = polys[rows]  # every point with its polygon, in one GEOS call
+        inside = shapely.contains_xy(p.geoms[ks[at]], x[at, cols], y[at, cols])
+        at, cols = at[inside], cols[inside]
+        phi[at, cols] = -phi[at, cols]
     deep = np.where(points, np.minimum(depth, half - phi) - p.error, -np.inf)
     best = Slack(0.0, "beam")
     for k, top in zip(ks.tolist(), deep.max(axis=1, initial=-np.inf).tolist(), strict=True):
@@ -655,24 +903,36 @@ def hiding_slack(kern: Any, p: Pieces, v: View, hiders: Sequence[int], half: flo
     return best
 
 
+#: The points tried along a stretch of a near segment in a piece's box (M8).
+_STEPS = np.linspace(0.0, 1.0, ALONG)
+
+
 def clear_slack(p: Pieces, v: View, mask: np.ndarray, half: float) -> Slack:
     """M8, nothing hides: how far the nearest piece of ``mask`` is from coming within the
     beam of ``R``."""
-    near, far = _candidates(p, v.region, mask)
+    near, far = _candidates(p, v, mask)
     best = Slack(max(0.0, far - half - p.error), "beam")
     if len(near):
         centres = shapely.points(p.discs[near, :2])
         round_ = p.discs[near, 2] >= 0.0
+        region = v.region
         gaps = np.where(
             round_,
-            shapely.distance(v.region, centres) - p.discs[near, 2],
-            shapely.distance(v.region, [p.shapes[int(k)] for k in near]),
+            shapely.distance(region, centres) - p.discs[near, 2],
+            shapely.distance(region, [p.shapes[int(k)] for k in near]),
         )
         k = int(np.argmin(gaps))
         slack = max(0.0, float(gaps[k]) - half - p.error)
         if slack < best.mm:
             best = Slack(slack, f"beam {p.ids[int(near[k])]}")
     return best
+
+
+@lru_cache(maxsize=1024)
+def window_part(fp: WallFootprint, window: Window) -> BaseGeometry:
+    """The part of the wall's footprint a window opens (``window_slice``), drawn once per
+    wall and window (walls do not move when models do)."""
+    return fp.window_slice(window)
 
 
 @lru_cache(maxsize=1024)
@@ -688,7 +948,7 @@ def window_slack(table: Table, shooter: str, walls: tuple[str, ...]) -> Slack:
         if piece.id not in walls or not isinstance(fp, WallFootprint):
             continue
         for window in fp.windows:
-            gap = float(shapely.distance(centre, fp.window_slice(window))) - m.base.radius
+            gap = float(shapely.distance(centre, window_part(fp, window))) - m.base.radius
             slack = abs(gap - tol)
             if slack < best.mm:
                 best = Slack(slack, f"contact {shooter}-{piece.id}")

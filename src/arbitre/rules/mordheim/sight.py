@@ -60,7 +60,9 @@ class PairSight:
     ``only_windows``: the target is seen only through windows.
 
     G8: ``seen_margin`` is how far ``visible`` is from changing, ``cover_margin`` how
-    far the M8/M12 cover is (:mod:`arbitre.rules.mordheim.margins`).
+    far the M8/M12 cover is (:mod:`arbitre.rules.mordheim.margins`): no slack for a
+    target not seen (cover means nothing for it) or inside another building (in cover
+    whatever the geometry).
     """
 
     shooter: str
@@ -120,7 +122,7 @@ def window_contacts(table: Table) -> dict[str, frozenset[tuple[str, int]]]:
         if not isinstance(fp, WallFootprint) or not fp.windows or not len(radii):
             continue
         for k, window in enumerate(fp.windows):
-            gaps = shapely.distance(centres, fp.window_slice(window)) - radii
+            gaps = shapely.distance(centres, margins.window_part(fp, window)) - radii
             for i in np.flatnonzero(sight.in_contact(gaps, table.contact_tolerance)):
                 found.setdefault(table.models[int(i)].id, set()).add((piece.id, k))
     return {k: frozenset(v) for k, v in found.items()}
@@ -273,6 +275,11 @@ def _margins(
             seen_by = margins.seen_slack(kern, table, p, v, mask1, ix.half)
         else:
             seen_by = margins.hidden_slack(kern, table, p, v, mask1, ix.half)
+        if not visible or _in_other_building(table, pairs[i][0], pairs[i][1]):
+            # M8 means nothing for a target not seen; one in another building is in
+            # cover whatever the geometry (M8 decision): no cover slack to measure
+            out.append((seen_by, NO_SLACK))
+            continue
         hidden = exposed[i] < 1.0 - SHARE_EPS  # M8: part of it hidden
         if hidden:
             hiders = [int(k) for k in np.flatnonzero(part[i] < 1.0 - SHARE_EPS) if mask8[k]]
@@ -281,7 +288,7 @@ def _margins(
             geo = margins.clear_slack(p, v, mask8, ix.half)
         other = shut.get(i, (None, ()))[0]
         only, by_window = False, NO_SLACK  # M12: seen only through windows, and its slack
-        if other is not None and windows == "open" and visible:
+        if other is not None and windows == "open":
             only = other <= SHARE_EPS
             shut_pieces = margins.pieces(table, openings=contacts.get(pairs[i][0], frozenset()))
             by_window = min(
@@ -291,10 +298,7 @@ def _margins(
                 margins.window_slack(table, pairs[i][0], _window_walls(table)),
                 key=lambda t: t.mm,
             )
-        building = _in_other_building(table, pairs[i][0], pairs[i][1])
-        if building:  # M8 decision: in cover whatever the geometry
-            cover_by = NO_SLACK
-        elif hidden or only:  # in cover while one of its reasons holds
+        if hidden or only:  # in cover while one of its reasons holds
             cover_by = max(
                 (t for t, holds in ((geo, hidden), (by_window, only)) if holds),
                 key=lambda t: t.mm,
@@ -422,7 +426,7 @@ def _shares_text(table: Table, f: PairSight, pieces: Sequence[str], whole: float
     piece, ``40% is hidden: fence hides 30%, cart 25% (each alone)`` for several; a
     piece that only gives cover says so (it hides without blocking, M8 decision)."""
     alone = dict(f.hidden)
-    small = {t.id for t in table.terrain if not t.blocks}
+    small = _cover_only(table)
     words = [
         T_(
             "{piece} hides {share} (a cover piece: it hides without blocking)",
@@ -436,6 +440,12 @@ def _shares_text(table: Table, f: PairSight, pieces: Sequence[str], whole: float
     if len(words) == 1:
         return words[0]
     return T_("{share} is hidden: {pieces} (each alone)", share=pct(whole), pieces=join(words))
+
+
+@lru_cache(maxsize=32)
+def _cover_only(table: Table) -> frozenset[str]:
+    """The pieces that hide without blocking (cover pieces, M8 decision)."""
+    return frozenset(t.id for t in table.terrain if not t.blocks)
 
 
 def seen_reason(table: Table, f: PairSight) -> Reason:
