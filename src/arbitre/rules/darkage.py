@@ -158,18 +158,24 @@ def rulings(
     pieces D4 lets the line pass, the window's sides, whether a window decided (M12),
     and the G8 margin (:func:`arbitre.rules.darkage_margins.los_margins`)."""
     opts = options or DarkAgeOptions()
+    rows: list[int] = []
+    cols: list[int] = []
     for a, b in pairs:
-        if table.model(a) == table.model(b):
+        i, j = table.model_index(a), table.model_index(b)
+        if i == j:  # the same model (ids are unique)
             raise RulesError(T_("a model does not look at itself: {id}", id=repr(a)))
+        rows.append(i)
+        cols.append(j)
     if not pairs:
         return []
     ix = index_for(table, opts)
     ranks = _ranks(table, ix)
-    ends = [(table.model(a), table.model(b)) for a, b in pairs]
+    models = table.models
+    ends = [(models[i], models[j]) for i, j in zip(rows, cols, strict=True)]
     rank_of = {size: table.size_rank(size) for size in {mb.size for _, mb in ends}}
     need = np.asarray([rank_of[mb.size] for _, mb in ends], np.int64)
-    s = np.asarray([table.model_index(a) for a, _ in pairs], np.int64)
-    g = np.asarray([table.model_index(b) for _, b in pairs], np.int64)
+    s = np.asarray(rows, np.int64)
+    g = np.asarray(cols, np.int64)
     lines = sight.clear_lines(
         table, pairs, piece_rank=ranks, min_rank=need, index=ix, closers=False
     )
@@ -474,11 +480,11 @@ def because(observer: str, target: str, reasons: Sequence[Reason]) -> str:
     """The deciding reasons in a few words: each rule ID with the pieces it involves (the
     two models left out), as ``D3, D4 wall``. Give it the reasons that decide: the
     pieces D4 lets the line pass do not obstruct and are not listed."""
-    parts = []
+    parts: dict[str, None] = {}  # in order, without repeats
     for r in reasons:
-        named = " ".join(i for i in r.ids if i not in (observer, target))
-        parts.append(f"{r.rule} {named}".strip())
-    return ", ".join(dict.fromkeys(parts))
+        named = " ".join([i for i in r.ids if i != observer and i != target])
+        parts[f"{r.rule} {named}".strip()] = None
+    return ", ".join(parts)
 
 
 def _los(table: Table, request: LosRequest, *, options: DarkAgeOptions) -> list[DarkAgeLosRuling]:
