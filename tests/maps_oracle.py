@@ -98,14 +98,15 @@ def cell_labels(m: maps.SightMap, xy: np.ndarray) -> list[Label | None]:
     out: list[Label | None] = [{} for _ in range(len(xy))]
     for reg in m.regions:
         doubt = shapely.contains_xy(reg.per_point, xy[:, 0], xy[:, 1])
-        for value, shape in reg.classes:
-            inside = shapely.contains_xy(shape, xy[:, 0], xy[:, 1])
+        for _, shape in reg.classes:
             exact = (
                 shapely.difference(shape, reg.per_point) if not reg.per_point.is_empty else shape
             )
             close = shapely.dwithin(exact.boundary, points, OFF) & ~doubt
             for i in np.flatnonzero(close):
                 out[i] = None
+        for value, shape in reg.labelled:  # the cells' stepped shapes too
+            inside = shapely.contains_xy(shape, xy[:, 0], xy[:, 1])
             for i in np.flatnonzero(inside):
                 lab = out[i]
                 if lab is not None:

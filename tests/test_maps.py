@@ -112,7 +112,7 @@ def test_mordheim_cells_are_ruled_at_their_centres() -> None:
                 continue
             label = {}
             for reg in m.regions:
-                hit = [v for v, g in reg.classes if g.intersects(shapely.Point(x, y))]
+                hit = [v for v, g in reg.labelled if g.intersects(shapely.Point(x, y))]
                 if hit:
                     label[reg.shooter] = hit[0]
             assert label == _asked(m, x, y), (seed, x, y)

@@ -13,7 +13,9 @@ import shapely
 import arbitre
 from arbitre import maps
 from arbitre.geometry import Point
+from arbitre.maps import pieces, regions, shadows
 from arbitre.maps.scan import inside_grid, label_grid
+from arbitre.rules.mordheim import sight as mordheim_sight
 from arbitre.testing import random_table
 
 #: Centres this near (mm) a region's boundary may fall either side (rounding).
@@ -237,3 +239,137 @@ def test_a_map_without_faces_gives_the_same_raster(rules: str) -> None:
     a, b = maps.raster(full, 5.0), maps.raster(bare, 5.0)
     assert np.array_equal(a.seen, b.seen) and np.array_equal(a.least_cover, b.least_cover)
     assert (a.seen > 0).any()
+
+
+def _merged(reg: regions.ShooterRegions) -> regions.ShooterRegions:
+    """The old form of a shooter's regions: the cells' stepped shapes merged into the
+    classes of their value (one union a value), no grid kept."""
+    by: dict[int, list[shapely.geometry.base.BaseGeometry]] = {}
+    for value, shape in reg.labelled:
+        by.setdefault(value, []).append(shape)
+    classes = tuple((v, shapely.union_all(shapes)) for v, shapes in sorted(by.items()))
+    return dataclasses.replace(reg, classes=classes, cells=None)
+
+
+@pytest.mark.parametrize("seed", [204, 40])
+def test_mordheim_cells_kept_apart_give_the_faces_of_the_cells_merged(seed: int) -> None:
+    """Mordheim's cells are a grid beside the exact classes (:class:`regions.Cells`): the
+    classes stay out of ``per_point``, and the faces and cells found from them are those
+    of the old regions, the cells merged into the classes (same labels, same shapes up to
+    the overlay's grid); the raster reads the same."""
+    table = random_table(seed, models=5, terrain=7, width=400.0, depth=400.0)
+    m = maps.sight_map(table, model="m0", rules="mordheim", pitch=5.0)
+    assert not m.per_point.is_empty and any(r.cells is not None for r in m.regions)
+    for reg in m.regions:
+        for _, shape in reg.classes:
+            assert shapely.intersection(shape, reg.per_point).area < 1e-6
+    old = tuple(_merged(r) for r in m.regions)
+    domain = shapely.box(0.0, 0.0, 400.0, 400.0)
+    for new, was in (
+        (m.faces, maps.arrange(domain, old, m.per_point)),
+        (m.cells, maps.arrange(m.per_point, old, regions.EMPTY)),
+    ):
+        fast = {f.seen_by: f.shape for f in new}
+        slow = {f.seen_by: f.shape for f in was}
+        assert set(fast) == set(slow) and len(fast) == len(new) > 1
+        for label, shape in fast.items():
+            assert shapely.symmetric_difference(shape, slow[label]).area < 1e-4, label
+    then = dataclasses.replace(m, regions=old)
+    for pitch in (5.0, 3.0):
+        a, b = maps.raster(m, pitch), maps.raster(then, pitch)
+        gx, gy = np.meshgrid(a.xs, a.ys)
+        keep = shapely.distance(_boundaries(then), shapely.points(gx, gy)) >= EDGE
+        assert np.array_equal(a.seen[keep], b.seen[keep])
+        assert np.array_equal(a.least_cover[keep], b.least_cover[keep])
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_shadows_left_out_of_a_union_lie_in_the_others(seed: int) -> None:
+    """:func:`shadows.held`: every shadow left out lies in a shadow kept (checked by
+    shapely on the shadows cut to the table), and the union of those kept is the union
+    of all."""
+    table = random_table(seed, models=8, terrain=14, width=400.0, depth=400.0)
+    pc = pieces.pieces(table, table.beam / 2.0)
+    where = (0.0, 0.0, 400.0, 400.0)
+    dropped = 0
+    for m in table.models[:4]:
+        polys, inside, cones = shadows.shadows_and_cones((m.at.x, m.at.y), pc.parts, where)
+        keep = ~inside
+        polys = polys[keep]
+        held = shadows.held((m.at.x, m.at.y), polys, cones.select(keep))
+        cut = shapely.clip_by_rect(polys, *where)
+        kept = shapely.union_all(cut[~held])
+        for k in np.flatnonzero(held & ~shapely.is_empty(cut)):
+            assert shapely.difference(cut[k], kept).area < 1e-6
+            assert any(shapely.covers(shapely.buffer(c, 1e-6), cut[k]) for c in cut[~held])
+            dropped += 1
+        assert shapely.symmetric_difference(kept, shapely.union_all(cut)).area < 1e-6
+    assert dropped > 10
+
+
+def test_the_shares_are_clipped_as_the_ruling_clips_them() -> None:
+    """:func:`regions.clip_shares` is ``mordheim.sight._clip`` share by share, on random
+    shares, halves of the sixth decimal and their neighbours, and the ends."""
+    rng = np.random.default_rng(3)
+    base = np.concatenate(
+        [
+            rng.uniform(0.0, 1.0, 20_000),
+            (np.arange(0, 20_001) + 0.5) / 1e6,
+            1.0 - (np.arange(0, 2_001) + 0.5) / 1e6,
+            [0.0, 1e-9, 2e-9, 1.0 - 1e-9, 1.0 - 2e-9, 1.0, 0.9999995],
+        ]
+    )
+    v = np.concatenate([base, np.nextafter(base, 2.0), np.nextafter(base, -1.0)])
+    v = v[(v >= 0.0) & (v <= 1.0)]
+    want = np.array([mordheim_sight._clip(float(x)) for x in v])
+    assert np.array_equal(regions.clip_shares(v), want)
+
+
+@pytest.mark.parametrize("seed", [204, 40, 7])
+def test_near_is_the_pieces_grown_by_the_base(seed: int) -> None:
+    """Mordheim's ``near`` (the union a table found once, :func:`regions._near`) is, in
+    the region it is asked about, the old union for each shooter: every hiding piece
+    but the bases of the shooter and the subject, grown by ``beam/2``, then by the
+    base (up to the arcs' tolerance)."""
+    table = random_table(seed, models=6, terrain=9, width=400.0, depth=400.0)
+    s = pieces.subject(table, model="m0")
+    pc = regions._mordheim_pieces(s, frozenset())
+    half, r = table.beam / 2.0, s.radius
+    for a in s.shooters:
+        i = table.model_index(a)
+        mask = regions._mask(pc, s, i, np.ones(len(pc.blocks), dtype=bool))
+        shapes = [regions.touch_like(table, k, half, None) for k in range(pc.n_terrain)]
+        for k, o in enumerate(table.models):
+            g = o.base.radius + half
+            if mask[pc.n_terrain + k] and g > 0:
+                shapes.append(
+                    shapely.Point(o.at.x, o.at.y).buffer(g, quad_segs=pieces.quad_segs(g))
+                )
+        old = shapely.union_all(shapes).buffer(r, quad_segs=pieces.quad_segs(r))
+        me = table.models[i]
+        within = shapely.Point(me.at.x, me.at.y).buffer(150.0)  # the shooter's own base in it
+        new = regions._near(s, pc, mask, frozenset(), within)
+        diff = shapely.symmetric_difference(
+            shapely.intersection(old, within), shapely.intersection(new, within)
+        )
+        assert diff.area < old.boundary.length * pieces.ARC_TOLERANCE, a
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_shadow_is_right_in_the_box_when_its_piece_reaches_far_beyond(seed: int) -> None:
+    """A long piece running far out of the box (a wall off the table's edge): its shadow
+    within the box is still where a segment from the origin comes within the part's
+    radius (its far points lie beyond the part, not only beyond the box)."""
+    rng = np.random.default_rng(seed)
+    origin = (float(rng.uniform(50, 150)), float(rng.uniform(150, 200)))
+    x = float(rng.uniform(80, 120))
+    wall = shapely.box(x, -400.0, x + 8.0, 60.0)
+    parts = shadows.polygon_parts(wall, 0.5, 0)
+    polys, inside = shadows.shadows(origin, parts, (0.0, 0.0, 200.0, 200.0))
+    assert not inside.any()
+    pts = rng.uniform(0.0, 200.0, (3000, 2))
+    segs = shapely.linestrings(np.stack([np.tile(origin, (len(pts), 1)), pts], axis=1))
+    truth = shapely.distance(wall, segs) < 0.5
+    got = shapely.contains_xy(polys[0], pts[:, 0], pts[:, 1])
+    edge = shapely.distance(polys[0].boundary, shapely.points(pts)) < 0.1
+    assert truth[~edge].any() and np.array_equal(got[~edge], truth[~edge])

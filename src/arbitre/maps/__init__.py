@@ -7,7 +7,11 @@ polylines within :data:`~arbitre.maps.shadows.ARC_TOLERANCE` mm; where a rule lo
 a point in a way no such shape gives (a Mordheim base over a piece that may hide nothing
 of it, M8: see :mod:`arbitre.maps.regions` for the curve) the map rules cells point by
 point, says so in its method and gives them faces of their own (``per_point``,
-``SightMap.cells``, not exact), and the raster rules those centres one by one. The
+``SightMap.cells``, not exact), and the raster rules those centres one by one. Those
+cells stay a grid beside each shooter's exact classes
+(:class:`~arbitre.maps.regions.Cells`): the faces outside ``per_point`` are overlaid
+from the exact classes alone, the cells' faces from their stepped shapes too, and a
+raster of the cells' own pitch reads the grid as it is. The
 faces are one polygonized overlay of every shooter's classes (:func:`arrange`); the
 raster (:func:`raster`) is read from the classes by a scanline
 (:mod:`arbitre.maps.scan`), not from the faces. Dark Age (D3-D4) maps are a grid of
@@ -196,7 +200,10 @@ def sight_map(
     found_faces += cells
     ruled: list[Face] = []
     if overlay and regs and not per_point.is_empty:  # Mordheim's cells, overlaid the same way
-        ruled = [dataclasses.replace(f, exact=False) for f in arrange(per_point, regs, EMPTY)]
+        ruled = [
+            dataclasses.replace(f, exact=False)
+            for f in arrange(per_point, regs, EMPTY, stepped=True)
+        ]
     reasons = _reasons(name, s, method)
     found = None
     if reach is not None:
@@ -274,17 +281,23 @@ def arrange_overlay(
 
 
 def arrange(
-    domain: BaseGeometry, regs: Sequence[ShooterRegions], per_point: BaseGeometry
+    domain: BaseGeometry,
+    regs: Sequence[ShooterRegions],
+    per_point: BaseGeometry,
+    *,
+    stepped: bool = False,
 ) -> list[Face]:
     """The overlay of every shooter's classes over ``domain`` (less ``per_point``): one
-    face for each combination of shooters and covers that occurs. Found at once: every
-    class's boundary noded into one linework (snap-rounded on a :data:`GRID` mm grid,
-    which GEOS nodes robustly), polygonized into the arrangement's cells, each cell
-    labelled by the classes holding a point inside it, and the cells of a label merged
-    (they tile the table edge to edge: a coverage union). Same faces as
+    face for each combination of shooters and covers that occurs (``stepped``: the cells
+    ruled one by one too, as their stepped shapes, for a domain within them). Found at
+    once: every class's boundary noded into one linework (snap-rounded on a
+    :data:`GRID` mm grid, which GEOS nodes robustly), polygonized into the arrangement's
+    cells, each cell labelled by the classes holding a point inside it, and the cells of
+    a label merged (they tile the table edge to edge: a coverage union). Same faces as
     :func:`arrange_overlay` up to the grid."""
+    classes = [reg.labelled if stepped else reg.classes for reg in regs]
     lines = [shapely.boundary(domain)]
-    lines += [shapely.boundary(polygonal(g)) for reg in regs for _, g in reg.classes]
+    lines += [shapely.boundary(polygonal(g)) for these in classes for _, g in these]
     if not per_point.is_empty:
         lines.append(shapely.boundary(polygonal(per_point)))
     noded = shapely.union_all(shapely.get_parts(np.array(lines, dtype=object)), grid_size=GRID)
@@ -297,8 +310,8 @@ def arrange(
         keep &= ~shapely.contains_xy(per_point, rx, ry)
     cells, rx, ry = cells[keep], rx[keep], ry[keep]
     cover = np.full((len(regs), len(cells)), -1, dtype=np.int64)
-    for i, reg in enumerate(regs):
-        for value, region in reg.classes:
+    for i, these in enumerate(classes):
+        for value, region in these:
             shapely.prepare(region)
             cover[i, shapely.contains_xy(region, rx, ry)] = value
     by: dict[tuple[int, ...], list[int]] = {}
@@ -318,8 +331,12 @@ def _cut(shapes: np.ndarray, reg: ShooterRegions) -> list[tuple[int | None, np.n
     (``(None, pieces)``). The classes are disjoint and make up ``seen``, so the pieces of
     a shape add up to its area; where they do not (GEOS's floating overlay can go wrong
     on nearly coincident edges), that shape is cut again on a 1e-9 mm grid."""
+    by: dict[int, list[BaseGeometry]] = {}
+    for v, g in reg.classes:  # a cover may have several classes
+        by.setdefault(v, []).append(g)
+    classes = {v: g[0] if len(g) == 1 else regions.union_all(g) for v, g in sorted(by.items())}
     cuts: list[tuple[int | None, np.ndarray]] = [
-        (value, regions.intersection(shapes, region)) for value, region in reg.classes
+        (v, regions.intersection(shapes, g)) for v, g in classes.items()
     ]
     cuts.append((None, regions.difference(shapes, reg.seen)))
     total = sum(shapely.area(c) for _, c in cuts)
@@ -328,7 +345,7 @@ def _cut(shapes: np.ndarray, reg: ShooterRegions) -> list[tuple[int | None, np.n
     for k in wrong:
         a = shapely.make_valid(shapes[k])
         for value, cut in cuts:
-            region = reg.seen if value is None else dict(reg.classes)[value]
+            region = reg.seen if value is None else classes[value]
             op = shapely.difference if value is None else shapely.intersection
             cut[k] = op(a, shapely.make_valid(region), grid_size=GRID)
     return cuts
@@ -430,7 +447,9 @@ def raster(m: SightMap, pitch: float) -> Raster:
     most = np.full(shape, -1, dtype=np.int64)
     for reg in m.regions:
         cover = scan.label_grid(reg.classes, xs, ys)
-        if reg.cover_at is not None and reg.pitch != pitch and not reg.per_point.is_empty:
+        if reg.cells is not None and reg.pitch == pitch:  # the cells' centres are the grid's
+            cover[reg.cells.j, reg.cells.i] = reg.cells.value
+        elif reg.cover_at is not None and not reg.per_point.is_empty:
             rows, cols = np.nonzero(scan.inside_grid(reg.per_point, xs, ys))
             if len(rows):
                 cover[rows, cols] = reg.cover_at(xs[cols], ys[rows])

@@ -27,7 +27,9 @@ with a given cover, the rest being unseen.
   curve neither straight nor circular). So those points are ruled cell by cell at the
   cells' centres, and ``cover_at`` rules any other point there, both by the engine's
   own S2 share (:func:`engine_exposed`: the sight kernel ``los`` runs, rounded as its
-  ruling rounds it), not a second reading of it.
+  ruling rounds it), not a second reading of it. The cells stay a grid beside the
+  exact classes (:class:`Cells`): their stepped shapes are drawn only for the map's
+  faces.
 
   M12 (windows open, the default): a target seen only through windows is in cover
   however much of its base shows. Those centres are exact: the region seen with every
@@ -36,7 +38,10 @@ with a given cover, the rest being unseen.
   closed`` the windows are part of their walls and block.
 
 Each shooter's shadows of every piece are found once (:class:`_Shades`) and selected by
-piece for each question; each is clipped near the table before the union.
+piece for each question; a union leaves out the shadows another holds
+(:func:`~arbitre.maps.shadows.held`) and clips the others near the table first. What is
+the same for every shooter (the pieces opened at their windows, where a base would
+overlap a piece, the windows' sides) is found once a table.
 """
 
 from __future__ import annotations
@@ -63,7 +68,15 @@ from arbitre.maps.pieces import (
     touch_region,
     window_slices,
 )
-from arbitre.maps.shadows import Parts, join, polygon_parts, shadows
+from arbitre.maps.shadows import (
+    NO_CONES,
+    Cones,
+    Parts,
+    held,
+    join,
+    polygon_parts,
+    shadows_and_cones,
+)
 from arbitre.rules.frostgrave_windows import beside_window
 from arbitre.rules.mordheim import sight as mordheim_sight
 from arbitre.table import Table
@@ -100,10 +113,42 @@ def difference(a: Any, b: Any) -> Any:
     return _robust(shapely.difference, a, b)
 
 
+@dataclass(frozen=True, eq=False)
+class Cells:
+    """M8 ruled cell by cell (:func:`mordheim`): the cells ``[i p, (i+1) p] x [j p, (j+1)
+    p]`` of ``pitch`` mm whose centre lies in ``within`` (a shooter's ``per_point``), each
+    with its cover ruled at that centre (``value``: 1 cover, 0 none). A grid, not shapes:
+    the regions and the raster read it as it is; its stepped shapes (:attr:`classes`) are
+    drawn only when asked (the map's faces)."""
+
+    pitch: float
+    i: np.ndarray
+    j: np.ndarray
+    value: np.ndarray
+    within: BaseGeometry
+
+    @functools.cached_property
+    def classes(self) -> tuple[tuple[int, BaseGeometry], ...]:
+        """The cells of each value as one shape cut to ``within``: ``(cover, shape)``."""
+        p = self.pitch
+        # corners as integers times the pitch: neighbours share their edges bit for bit,
+        # so the cells of a value are a coverage, merged without an overlay
+        boxes = shapely.box(self.i * p, self.j * p, (self.i + 1) * p, (self.j + 1) * p)
+        out = []
+        for value in (0, 1):
+            chosen = boxes[self.value == value]
+            if len(chosen):
+                shape = intersection(shapely.coverage_union_all(chosen), self.within)
+                if shape.area > 0:
+                    out.append((value, shape))
+        return tuple(out)
+
+
 @dataclass(frozen=True, slots=True)
 class ShooterRegions:
-    """One shooter's classes: ``(cover, region)`` pairs, disjoint, whose union is where
-    it sees the subject (``seen``); ``why`` gives, by cover value, the rule IDs behind it."""
+    """One shooter's classes: ``(cover, region)`` pairs, disjoint exact shapes (a cover
+    may have more than one), whose union with the cells ruled one by one (``cells``,
+    within ``per_point``) is where it sees the subject (``seen``)."""
 
     shooter: str
     classes: tuple[tuple[int, BaseGeometry], ...]
@@ -111,9 +156,17 @@ class ShooterRegions:
     per_point: BaseGeometry = EMPTY
     #: Within ``per_point``: the cover at points ``(xs, ys)``, ruled at each (M8).
     cover_at: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None
-    #: The size (mm) of the cells of ``per_point`` in ``classes``, each ruled at its
-    #: centre ``((i + 1/2) pitch, (j + 1/2) pitch)``.
+    #: The size (mm) of the cells of ``per_point``, each ruled at its centre ``((i +
+    #: 1/2) pitch, (j + 1/2) pitch)``.
     pitch: float | None = None
+    #: The cells of ``per_point``, ruled at their centres (None: no such part).
+    cells: Cells | None = None
+
+    @property
+    def labelled(self) -> tuple[tuple[int, BaseGeometry], ...]:
+        """The exact classes and the cells' stepped shapes, ``(cover, shape)``: every
+        place the shooter sees the subject, as shapes."""
+        return self.classes if self.cells is None else (*self.classes, *self.cells.classes)
 
 
 def _blocked(
@@ -121,27 +174,42 @@ def _blocked(
 ) -> BaseGeometry:
     """The union of the shadows of ``parts`` from ``origin`` within ``where`` (the whole of
     it when the origin stands in one)."""
+    return _blocked_all(origin, parts, where)[0]
+
+
+def _blocked_all(
+    origin: tuple[float, float], parts: Parts, where: tuple[float, float, float, float]
+) -> tuple[BaseGeometry, bool]:
+    """:func:`_blocked`, and whether it is the whole of ``where`` (the origin in a part)."""
     if parts.count == 0:
-        return EMPTY
-    polys, inside = shadows(origin, parts, where)
-    return _union_within(polys, inside, where)
+        return EMPTY, False
+    polys, inside, cones = shadows_and_cones(origin, parts, where)
+    return _union_within(origin, polys, inside, cones, where), bool(inside.any())
 
 
 def _union_within(
-    polys: np.ndarray, inside: np.ndarray, where: tuple[float, float, float, float]
+    origin: tuple[float, float],
+    polys: np.ndarray,
+    inside: np.ndarray,
+    cones: Cones,
+    where: tuple[float, float, float, float],
 ) -> BaseGeometry:
-    """The union of convex shadows over the rectangle ``where`` (all of it when the
-    origin stands in one): each is clipped first, which keeps the overlay small, to a
-    rectangle :data:`CLIP_MARGIN` wider, so that no cut of the clip lies on the edge of
-    ``where`` (vertices computed twice there, a hair apart, can make GEOS overlays
-    wrong)."""
+    """The union of convex shadows from ``origin`` over the rectangle ``where`` (all of
+    it when the origin stands in one): the shadows another holds left out
+    (:func:`~arbitre.maps.shadows.held`), each clipped first, which keeps the overlay
+    small, to a rectangle :data:`CLIP_MARGIN` wider, so that no cut of the clip lies on
+    the edge of ``where`` (vertices computed twice there, a hair apart, can make GEOS
+    overlays wrong)."""
     if inside.any():
         return shapely.box(*where)
     if not len(polys):
         return EMPTY
+    if len(polys) > 2:
+        polys = polys[~held(origin, polys, cones)]
     x0, y0, x1, y1 = where
     c = CLIP_MARGIN
-    return union_all(shapely.clip_by_rect(polys, x0 - c, y0 - c, x1 + c, y1 + c))
+    cut = shapely.clip_by_rect(polys, x0 - c, y0 - c, x1 + c, y1 + c)
+    return cut[0] if len(cut) == 1 else union_all(cut)  # one convex shadow: no overlay
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -153,6 +221,8 @@ class _Shades:
     owner: np.ndarray
     polys: np.ndarray
     inside: np.ndarray
+    origin: tuple[float, float]
+    cones: Cones
 
     @staticmethod
     def of(
@@ -160,7 +230,8 @@ class _Shades:
     ) -> _Shades:
         """The shadows of ``parts``, long enough to cross ``where`` and the parts."""
         if parts.count == 0:
-            return _Shades(np.zeros(0, np.int64), np.empty(0, dtype=object), np.zeros(0, bool))
+            empty = np.empty(0, dtype=object)
+            return _Shades(np.zeros(0, np.int64), empty, np.zeros(0, bool), origin, NO_CONES)
         g = parts.gens
         far = (
             min(where[0], float(np.min(g[:, 0] - g[:, 2]))),
@@ -168,23 +239,34 @@ class _Shades:
             max(where[2], float(np.max(g[:, 0] + g[:, 2]))),
             max(where[3], float(np.max(g[:, 1] + g[:, 2]))),
         )
-        polys, inside = shadows(origin, parts, far)
-        return _Shades(parts.owner, polys, inside)
+        polys, inside, cones = shadows_and_cones(origin, parts, far)
+        return _Shades(parts.owner, polys, inside, origin, cones)
 
     def select(self, pieces: np.ndarray) -> _Shades:
         """The shadows of the pieces flagged in ``pieces`` (a mask by piece index)."""
-        keep = pieces[self.owner] if len(self.owner) else np.zeros(0, bool)
-        return _Shades(self.owner[keep], self.polys[keep], self.inside[keep])
+        return self.take(pieces[self.owner] if len(self.owner) else np.zeros(0, bool))
+
+    def take(self, keep: np.ndarray) -> _Shades:
+        """The shadows flagged in ``keep`` (a mask over them)."""
+        return _Shades(
+            self.owner[keep],
+            self.polys[keep],
+            self.inside[keep],
+            self.origin,
+            self.cones.select(keep),
+        )
 
     def plus(self, other: _Shades) -> _Shades:
         return _Shades(
             np.concatenate([self.owner, other.owner]),
             np.concatenate([self.polys, other.polys]),
             np.concatenate([self.inside, other.inside]),
+            self.origin,
+            Cones.join([self.cones, other.cones]),
         )
 
     def union(self, where: tuple[float, float, float, float]) -> BaseGeometry:
-        return _union_within(self.polys, self.inside, where)
+        return _union_within(self.origin, self.polys, self.inside, self.cones, where)
 
 
 def _mask(pc: Pieces, subject: Subject, shooter: int, base: np.ndarray) -> np.ndarray:
@@ -233,56 +315,86 @@ def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
             out_through.append(((k, w), _blocked(origin, _slice_parts(table, k, w), where)))
     blocked = shades.union(where)
     seen = difference(box_shape(table), blocked)
-    classes = _small_cover(subject, view, [(seen, 0)])
+    small = _small_shades(subject, view)
+    classes = _small_cover(subject, small, [(seen, 0)])
     for _, shade in out_through:
         classes = _split(classes, shade, None)
     # F6: where the subject would stand at a window and the line comes in beside it
     taken: BaseGeometry = EMPTY
     alt: list[tuple[BaseGeometry, int]] = []
-    for k, w, band, side in _window_sides(table, subject.radius):
-        region = difference(
-            intersection(band, _blocked(origin, side, where)),
-            taken,
-        )
+    sides = _window_sides(table, subject.radius)
+    if sides:  # every window's side and every wall opened at one window, at once
+        beside = _Shades.of(origin, _every_side(table, subject.radius), where)
+        through = _Shades.of(origin, _every_opening(table), where)
+    for n, (k, w, band, _) in enumerate(sides):
+        if band.is_empty:
+            continue
+        # the side's shadow cut near the band, the points that matter
+        shade = beside.take(beside.owner == n).union(band.bounds)
+        region = difference(intersection(band, shade), taken)
         if region.is_empty:
             continue
         taken = shapely.union(taken, region)
-        if not _sees_opening(subject, origin, shades, windows, k, w):
+        own = tuple(sorted({w, *(ww for kk, ww in windows if kk == k)}))
+        wall = (
+            through.take(through.owner == n)
+            if own == (w,)
+            else _Shades.of(origin, _opened_parts(table, k, own), where)
+        )
+        if not _sees_opening(subject, shades, wall, k, w):
             continue
-        inner = _small_cover(subject, view, [(region, 3)])
+        inner = _small_cover(subject, small, [(region, 3)])
         for key, shade in out_through:
             if key != (k, w):
                 inner = _split(inner, shade, None)
         alt.extend(inner)
-    if not taken.is_empty:
-        classes = [(difference(g, taken), v) for g, v in classes] + alt
-        seen = shapely.union_all([g for g, _ in classes if not g.is_empty])
+    if not taken.is_empty:  # the classes outside the bands, and the bands' own
+        classes = [
+            (difference(g, taken) if shapely.intersects(g, taken) else g, v) for g, v in classes
+        ]
+        seen = union_all([difference(seen, taken), *(g for g, _ in alt if not g.is_empty)])
+        classes += alt
     return _regions(shooter, [(g, v) for g, v in classes if not g.is_empty], seen)
 
 
 def _small_cover(
-    subject: Subject, view: _Shades, classes: list[tuple[BaseGeometry, int]]
+    subject: Subject,
+    small: Sequence[tuple[int, BaseGeometry]],
+    classes: list[tuple[BaseGeometry, int]],
 ) -> list[tuple[BaseGeometry, int]]:
-    """The classes split by every small piece's shadow (+1, F3) and, within it, where
-    the base touches the piece (+3, F4)."""
+    """The classes split by every small piece's shadow (``small``, from
+    :func:`_small_shades`: +1, F3) and, within it, where the base touches the piece (+3,
+    F4)."""
+    table = subject.table
+    for k, shade in small:
+        if not classes:
+            break
+        classes = _split(classes, shade, touch_region(table, k, subject.radius))
+    return classes
+
+
+def _small_shades(subject: Subject, view: _Shades) -> list[tuple[int, BaseGeometry]]:
+    """Each small piece's shadow over the table, the empty ones left out (F3): once a
+    shooter, for every class it splits."""
     table = subject.table
     where = box(table)
+    out = []
     for k, t in enumerate(table.terrain):
-        if t.blocks or not classes:
+        if t.blocks:
             continue
         mine = np.zeros(len(table.terrain) + len(table.models), dtype=bool)
         mine[k] = True
         shade = view.select(mine).union(where)
-        if shade.is_empty or not any(shapely.intersects(shade, g) for g, _ in classes):
-            continue
-        classes = _split(classes, shade, touch_region(table, k, subject.radius))
-    return classes
+        if not shade.is_empty:
+            out.append((k, shade))
+    return out
 
 
 def clear_caches() -> None:
     """Forget every table-level result the maps keep (for benchmarks: the packing and
     the windows are part of the work)."""
-    for f in (pieces, touch_region, window_slices, _window_sides, _opened_parts, _slice_parts):
+    cached = (pieces, touch_region, window_slices, _window_sides, _opened_parts, _slice_parts)
+    for f in (*cached, _near_all, _opened_pieces, _every_side, _every_opening, _opening):
         f.cache_clear()
 
 
@@ -302,6 +414,37 @@ def _window_sides(table: Table, radius: float) -> tuple[tuple[int, int, BaseGeom
     return tuple(out)
 
 
+@functools.lru_cache(maxsize=32)
+def _every_side(table: Table, radius: float) -> Parts:
+    """F6: the sides of :func:`_window_sides` as one set of parts, each owned by its
+    window's place in that list (cached)."""
+    sides = _window_sides(table, radius)
+    return join([_owned(side, n) for n, (_, _, _, side) in enumerate(sides)])
+
+
+@functools.lru_cache(maxsize=32)
+def _every_opening(table: Table) -> Parts:
+    """F6: each wall opened at one of its windows (:func:`_opened_parts`), as one set of
+    parts, each owned by the window's place in :func:`~arbitre.maps.pieces.window_slices`
+    (cached)."""
+    every = window_slices(table)
+    return join([_owned(_opened_parts(table, k, (w,)), n) for n, (k, w, _) in enumerate(every)])
+
+
+def _owned(parts: Parts, owner: int) -> Parts:
+    """``parts``, every one owned by ``owner``."""
+    solids = tuple((owner, g) for _, g in parts.solids)
+    return Parts(parts.gens, parts.part, np.full(parts.count, owner, dtype=np.int64), solids)
+
+
+@functools.lru_cache(maxsize=256)
+def _opening(table: Table, k: int, w: int) -> BaseGeometry:
+    """The opening of window ``w`` of wall ``k`` (F6; cached)."""
+    fp = table.terrain[k].footprint
+    assert isinstance(fp, WallFootprint)
+    return fp.window_opening(fp.windows[w])
+
+
 @functools.lru_cache(maxsize=256)
 def _opened_parts(table: Table, k: int, windows: tuple[int, ...]) -> Parts:
     """Wall ``k`` opened at ``windows`` (F5, F6), as convex parts grown by ``beam/2``."""
@@ -319,28 +462,18 @@ def _slice_parts(table: Table, k: int, w: int) -> Parts:
     return polygon_parts(fp.window_slice(fp.windows[w]), table.beam / 2.0, k)
 
 
-def _sees_opening(
-    subject: Subject,
-    origin: tuple[float, float],
-    shades: _Shades,
-    windows: Sequence[tuple[int, int]],
-    k: int,
-    w: int,
-) -> bool:
+def _sees_opening(subject: Subject, shades: _Shades, wall: _Shades, k: int, w: int) -> bool:
     """F6: whether a clear line from the shooter's centre reaches some point of window
     ``w`` of wall ``k``: large pieces and other bases block (F2), the wall opened at that
-    window and at the shooter's own (F5). ``shades`` are the shadows of the blockers."""
+    window and at the shooter's own (F5). ``shades`` are the shadows of the blockers,
+    ``wall`` those of the wall so opened."""
     table = subject.table
-    fp = table.terrain[k].footprint
-    assert isinstance(fp, WallFootprint)
-    ws = tuple(sorted({w, *(ww for kk, ww in windows if kk == k)}))
     keep = np.ones(len(table.terrain) + len(table.models), dtype=bool)
     keep[k] = False
-    wall = _opened_parts(table, k, ws)
-    these = shades.select(keep).plus(_Shades.of(origin, wall, box(table)))
+    these = shades.select(keep).plus(wall)
     if these.inside.any():
         return False
-    opening = fp.window_opening(fp.windows[w])
+    opening = _opening(table, k, w)
     near = these.polys[shapely.intersects(these.polys, opening)] if len(these.polys) else []
     if not len(near):
         return bool(opening.length > 1e-9)
@@ -362,9 +495,12 @@ def _split(
     (+3 instead, F4)."""
     out = []
     for shape, value in classes:
+        if not shapely.intersects(shape, shade):  # untouched: no overlay
+            out.append((shape, value))
+            continue
         inner = intersection(shape, shade)
         out.append((difference(shape, shade), value))
-        if touch is None:
+        if touch is None or not shapely.intersects(inner, touch):
             out.append((inner, value + 1))
         else:
             out.append((difference(inner, touch), value + 1))
@@ -380,16 +516,19 @@ def _regions(
     per_point: BaseGeometry = EMPTY,
     cover_at: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None,
     pitch: float | None = None,
+    cells: Cells | None = None,
+    apart: Sequence[tuple[BaseGeometry, int]] = (),
 ) -> ShooterRegions:
-    """Classes of equal cover merged, by cover."""
+    """Classes of equal cover merged, by cover; those ``apart`` (disjoint from the
+    others) kept as they are, after them."""
     by: dict[int, list[BaseGeometry]] = {}
     for shape, value in classes:
         by.setdefault(value, []).append(shape)
     merged = tuple(
         (v, union_all(shapes) if len(shapes) > 1 else shapes[0]) for v, shapes in sorted(by.items())
     )
-    kept = tuple((v, s) for v, s in merged if s.area > 0)
-    return ShooterRegions(shooter, kept, seen, per_point, cover_at, pitch)
+    kept = tuple((v, s) for v, s in (*merged, *((v, g) for g, v in apart)) if s.area > 0)
+    return ShooterRegions(shooter, kept, seen, per_point, cover_at, pitch, cells)
 
 
 def mordheim(
@@ -415,9 +554,14 @@ def mordheim(
     m1 = _mask(pc, subject, i, pc.blocks & ~ignored)
     m8 = _mask(pc, subject, i, ~ignored)
     table_box = box_shape(table)
-    clear = difference(shapely.box(*wide), _blocked(origin, pc.parts.select(m1), wide))
+    blocks, whole = _blocked_all(origin, pc.parts.select(m1), wide)
+    clear = difference(shapely.box(*wide), blocks)
     seen = _seen(clear, r, table_box)
-    hides = _blocked(origin, pc.parts.select(m8), wide)
+    # M8's shadows: the blocking pieces' union and the others' (what they hide too)
+    hides = blocks
+    if not whole:
+        also, whole = _blocked_all(origin, pc.parts.select(m8 & ~m1), wide)
+        hides = also if whole else union_all([blocks, also])
     qs = quad_segs(r) if r > 0 else 1
     covered = hides.buffer(r, quad_segs=qs) if r > 0 else hides
     # M12: seen only through windows, in cover whatever M8 says
@@ -433,26 +577,27 @@ def mordheim(
             through = difference(seen, _seen(difference(clear, shade), r, table_box))
     # where the base would overlap a hiding piece, a piece behind its near side hides
     # nothing of it (S2 looks at the near side): those points are ruled one by one
-    solids = _grown(subject, pc, m8, walls)
-    near = solids.buffer(r, quad_segs=qs) if r > 0 else EMPTY
-    doubt = intersection(intersection(seen, covered), near)
-    sure = difference(intersection(seen, covered), near)
-    free = difference(seen, covered)
-    if not through.is_empty:
-        free, doubt = difference(free, through), difference(doubt, through)
-    classes = [(free, 0), (sure, 1), (through, 1)]
-    cells: list[tuple[BaseGeometry, int]] = []
+    # (seen only through windows: a class of its own, cut from the others once)
+    rest = difference(seen, through) if not through.is_empty else seen
+    hidden = intersection(rest, covered)
+    near = _near(subject, pc, m8, walls, hidden) if r > 0 else EMPTY
+    doubt = intersection(hidden, near)
+    sure = difference(hidden, near)
+    free = difference(rest, covered)
+    cells = None
     at = None
     if not doubt.is_empty:
         at = functools.partial(_engine_cover, subject, i, ~ignored[: pc.n_terrain], walls)
         cells = _cells(doubt, pitch, at)
     return _regions(
         shooter,
-        [(g, v) for g, v in [*classes, *cells] if not g.is_empty],
+        [(g, v) for g, v in [(free, 0), (sure, 1)] if not g.is_empty],
         seen,
         per_point=doubt,
         cover_at=at,
         pitch=pitch,
+        cells=cells,
+        apart=[(through, 1)] if not through.is_empty else [],
     )
 
 
@@ -527,27 +672,77 @@ def engine_exposed(
         ix.half,
         bool(table.option("grazing_blocks", False)),
     )
-    return np.asarray([mordheim_sight._clip(float(v)) for v in out])
+    return clip_shares(np.asarray(out, dtype=np.float64))
 
 
-def _grown(subject: Subject, pc: Pieces, mask: np.ndarray, walls: frozenset[str]) -> BaseGeometry:
-    """The footprints of the pieces flagged in ``mask`` (terrain, then bases) grown by
-    ``beam/2``, as one shape (the walls in ``walls`` opened at their windows)."""
+def clip_shares(share: np.ndarray) -> np.ndarray:
+    """:func:`arbitre.rules.mordheim.sight._clip` of every share at once: 0 or 1 within
+    its ``SHARE_EPS``, else rounded to 6 decimals as Python's ``round`` rounds (numpy's
+    rounding of ``share * 1e6``, the shares within rounding of a half left to ``round``)."""
+    eps = mordheim_sight.SHARE_EPS
+    out = np.round(share, 6)
+    scaled = share * 1e6
+    for k in np.flatnonzero(np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6):
+        out[k] = round(float(share[k]), 6)
+    out[share <= eps] = 0.0
+    out[share >= 1.0 - eps] = 1.0
+    return out
+
+
+def _near(
+    subject: Subject,
+    pc: Pieces,
+    mask: np.ndarray,
+    walls: frozenset[str],
+    within: BaseGeometry,
+) -> BaseGeometry:
+    """Where a base of the subject's radius ``r`` would overlap a piece flagged in
+    ``mask`` (terrain, then bases) grown by ``beam/2`` (the walls in ``walls`` opened at
+    their windows), as far as ``within`` tells: the union for every base but the
+    subject's, found once a table (:func:`_near_all`), serves unless a base left out of
+    ``mask`` (the shooter's) meets ``within``; then the union without it."""
     table = subject.table
+    n = pc.n_terrain
+    terrain = tuple(int(k) for k in np.flatnonzero(mask[:n]))
+    others = [k for k in range(len(table.models)) if k != subject.index]
+    out = tuple(k for k in others if not mask[n + k])
+    r = subject.radius
+    if any(shapely.intersects(_near_disc(table, k, r), within) for k in out):
+        return _near_all(table, r, walls, terrain, (subject.index, *out))
+    return _near_all(table, r, walls, terrain, (subject.index,))
+
+
+def _near_disc(table: Table, k: int, r: float) -> BaseGeometry:
+    """The centres at which a base of radius ``r`` overlaps model ``k``'s base grown by
+    ``beam/2``."""
+    m = table.models[k]
+    grow = m.base.radius + table.beam / 2.0
+    if not grow > 0:
+        return EMPTY
+    g = grow + r
+    return shapely.Point(m.at.x, m.at.y).buffer(g, quad_segs=quad_segs(g))
+
+
+@functools.lru_cache(maxsize=64)
+def _near_all(
+    table: Table, r: float, walls: frozenset[str], terrain: tuple[int, ...], but: tuple[int, ...]
+) -> BaseGeometry:
+    """The centres at which a base of radius ``r`` overlaps a terrain piece of
+    ``terrain`` or a base but those of models ``but``, grown by ``beam/2`` (the walls in
+    ``walls`` opened at their windows): the terrain's union grown by ``r``, with each
+    base's disc (cached: the same for every shooter outside a building)."""
     half = table.beam / 2.0
     shapes = []
-    for k in np.flatnonzero(mask):
-        if k < pc.n_terrain:
-            t = table.terrain[k]
-            fp = t.footprint
-            shape = fp.solid() if t.id in walls and isinstance(fp, WallFootprint) else None
-            shapes.append(touch_like(table, int(k), half, shape))
-        else:
-            m = table.models[k - pc.n_terrain]
-            grow = m.base.radius + half
-            if grow > 0:
-                shapes.append(shapely.Point(m.at.x, m.at.y).buffer(grow, quad_segs=quad_segs(grow)))
-    return union_all(shapes) if shapes else EMPTY
+    for k in terrain:
+        t = table.terrain[k]
+        fp = t.footprint
+        shape = fp.solid() if t.id in walls and isinstance(fp, WallFootprint) else None
+        shapes.append(touch_like(table, k, half, shape))
+    solids = union_all(shapes) if shapes else EMPTY
+    grown = [solids.buffer(r, quad_segs=quad_segs(r))] if not solids.is_empty else []
+    discs = [_near_disc(table, k, r) for k in range(len(table.models)) if k not in but]
+    every = [*grown, *(d for d in discs if not d.is_empty)]
+    return union_all(every) if every else EMPTY
 
 
 def touch_like(table: Table, k: int, grow: float, shape: BaseGeometry | None) -> BaseGeometry:
@@ -562,7 +757,7 @@ def touch_like(table: Table, k: int, grow: float, shape: BaseGeometry | None) ->
 
 def _cells(
     doubt: BaseGeometry, pitch: float, cover_at: Callable[[np.ndarray, np.ndarray], np.ndarray]
-) -> list[tuple[BaseGeometry, int]]:
+) -> Cells | None:
     """M8 point by point over the cells of ``pitch`` mm whose centre lies in ``doubt``,
     each ruled at its centre by ``cover_at`` (1: cover, 0: none)."""
     x0, y0, x1, y1 = doubt.bounds
@@ -574,22 +769,20 @@ def _cells(
     keep = shapely.contains_xy(doubt, px, py)
     gi, gj, px, py = gi[keep], gj[keep], px[keep], py[keep]
     if not len(px):
-        return []
-    hit = cover_at(px, py)
-    # corners as integers times the pitch: neighbours share their edges bit for bit, so
-    # the cells of a value are a coverage, merged without an overlay
-    boxes = shapely.box(gi * pitch, gj * pitch, (gi + 1) * pitch, (gj + 1) * pitch)
-    out = []
-    for value in (0, 1):
-        chosen = boxes[hit == value]
-        if len(chosen):
-            out.append((intersection(shapely.coverage_union_all(chosen), doubt), value))
-    return out
+        return None
+    hit = np.asarray(cover_at(px, py), dtype=np.int64)
+    return Cells(pitch, gi.astype(np.int64), gj.astype(np.int64), hit, doubt)
 
 
 def _mordheim_pieces(subject: Subject, walls: frozenset[str]) -> Pieces:
     """The pieces with the walls in ``walls`` opened at every window (M12)."""
-    table = subject.table
+    return _opened_pieces(subject.table, walls)
+
+
+@functools.lru_cache(maxsize=32)
+def _opened_pieces(table: Table, walls: frozenset[str]) -> Pieces:
+    """The pieces of ``table`` with the walls in ``walls`` opened at every window (M12;
+    cached: the same for every shooter)."""
     half = table.beam / 2.0
     pc = pieces(table, half)
     if not walls:
