@@ -66,42 +66,30 @@ def _least_window(m: PairMeasures, who: str, tol: float) -> tuple[float, str] | 
 
 def _beam_and_words(
     m: PairMeasures,
-) -> tuple[list[tuple[float, str] | None], list[tuple[float, str] | None], list[float]]:
+) -> tuple[tuple[list[float], list[int]], tuple[list[float], list[int]], list[float]]:
     """From the near batches, in bulk: each pair's beam test of least slack (G8) among
-    every piece of its near list and among the pieces that are not small, as the margin
-    takes them (the first of equal slacks in the list's order; None when none is finite),
-    and each crossing's distance for the G5 words (nan where the near list has no such
-    piece or it is met: no words)."""
+    every piece of its near list, and among the pieces that are not small, as the margin
+    takes them (the first of equal slacks in the list's order): its slack (infinite when
+    none is finite) and its kernel piece; and each crossing's distance for the G5 words
+    (nan where the near list has no such piece or it is met: no words)."""
     n = len(m.pairs)
     batch = m.batch
     assert batch is not None
-    every: list[tuple[float, str] | None] = [None] * n
-    large: list[tuple[float, str] | None] = [None] * n
+    least = np.full((2, n), np.inf)
+    piece_of = np.full((2, n), -1, np.int64)
     piece = np.asarray(batch.piece, np.int64)
     counts: np.ndarray = np.diff(np.asarray(batch.offsets, np.int64))
     pair_of = np.repeat(np.arange(n), counts)
     dist = np.full(len(piece), np.nan)
     for nb in m.near_batches:
         k, d, sl = nb.listed()
-        ids = nb.ids
         value = np.abs(sl)
         value[np.isnan(value) | (k < 0)] = np.inf
-        rows = nb.rows.tolist()
-        for out, v in (
-            (every, value),
-            (large, np.where(nb.small[np.maximum(k, 0)], np.inf, value)),
-        ):
+        every_row = np.arange(len(value))
+        for c, v in enumerate((value, np.where(nb.small[np.maximum(k, 0)], np.inf, value))):
             arg = np.argmin(v, axis=1)
-            least = v[np.arange(len(v)), arg]
-            for i, j, x, ok in zip(
-                rows,
-                k[np.arange(len(v)), arg].tolist(),
-                least.tolist(),
-                np.isfinite(least).tolist(),
-                strict=True,
-            ):
-                if ok:
-                    out[i] = (x, "beam " + ids[j])
+            least[c, nb.rows] = v[every_row, arg]
+            piece_of[c, nb.rows] = k[every_row, arg]
         pos = np.full(n, -1, np.int64)
         pos[nb.rows] = np.arange(len(nb.rows))
         here = np.flatnonzero(pos[pair_of] >= 0)
@@ -112,7 +100,11 @@ def _beam_and_words(
             found = hit[np.arange(len(here)), col]
             at = d[row, col]
             dist[here] = np.where(found & (at > 1e-7), at, np.nan)
-    return every, large, dist.tolist()
+    return (
+        (least[0].tolist(), piece_of[0].tolist()),
+        (least[1].tolist(), piece_of[1].tolist()),
+        dist.tolist(),
+    )
 
 
 def rule_plain(
@@ -142,7 +134,8 @@ def rule_plain(
     offsets, pieces, vias = batch.offsets, batch.piece, batch.via
     # what each kernel piece is: 0 a base (it blocks, F2), 1 small (F3, F4), 2 large
     role = [1 if p in small else 2 for p in ids[:nt]] + [0] * (len(ids) - nt)
-    best_every, best_large, dists = _beam_and_words(m) if margins else ([], [], [])
+    nothing: tuple[list[float], list[int]] = ([], [])
+    every_beam, large_beam, dists = _beam_and_words(m) if margins else (nothing, nothing, [])
     f8 = {who: Reason("F8", (who,), Text(_F8, (("model", who),))) for who in baseless}
     # each reason a crossing gives, with its words in ``because`` (the pieces crossed are
     # never the pair's own ends, the F4 target aside: ``because`` leaves it out)
@@ -239,9 +232,9 @@ def rule_plain(
                 w = windows[who]
                 if w is not None and w[0] < best:
                     best, name = w
-            beam = best_every[i] if visible else best_large[i]
-            if beam is not None and beam[0] < best:
-                best, name = beam
+            slacks, near = every_beam if visible else large_beam
+            if slacks[i] < best:  # an infinite slack (no piece) never is
+                best, name = slacks[i], "beam " + ids[near[i]]
             if visible:
                 for piece in cover_pieces:
                     g = gaps.get((b, piece))

@@ -71,34 +71,46 @@ def window_gaps(
     table: Table, models: Sequence[int] | None = None, within: float = math.inf
 ) -> list[WindowGap]:
     """The gap of each model's base (all, or those of these indices) to each window's
-    part of each wall, measured at once (one vectorised shapely call per window); only
-    the gaps of at most ``within`` mm."""
+    part of each wall, measured at once (one vectorised shapely call for every window);
+    only the gaps of at most ``within`` mm."""
     xy, radii = sight.positions(table)
     rows = np.arange(len(xy)) if models is None else np.asarray(models, dtype=np.int64)
     if not len(rows):
         return []
-    out: list[WindowGap] = []
-    for wall, k, fp in walls_windows(table):
-        near = _near_box(xy[rows], radii[rows], window_slice(fp, k), within)
-        gaps = np.asarray(shapely.distance(shapely.points(xy[rows[near]]), window_slice(fp, k)))
-        gaps -= radii[rows[near]]
-        keep = gaps <= within
-        out.extend(
-            WindowGap(table.models[int(i)].id, wall, k, float(gap))
-            for i, gap in zip(rows[near][keep].tolist(), gaps[keep].tolist(), strict=True)
+    windows, which, near, gaps = _window_gaps(table, xy, radii, rows, within)
+    keep = gaps <= within
+    ids = [m.id for m in table.models]
+    return [
+        WindowGap(ids[i], windows[w][0], windows[w][1], gap)
+        for w, i, gap in zip(
+            which[keep].tolist(), near[keep].tolist(), gaps[keep].tolist(), strict=True
         )
-    return out
+    ]
 
 
-def _near_box(xy: np.ndarray, radii: np.ndarray, shape: BaseGeometry, within: float) -> np.ndarray:
-    """The indices of the bases (centres ``xy``, ``radii``) whose gap to ``shape`` may be
-    at most ``within``: those whose centre lies within the radius and ``within`` (and a
-    mm) of the shape's bounding box (a farther centre is farther from the shape too)."""
-    x0, y0, x1, y1 = shape.bounds
-    reach = radii + within + 1.0
-    dx = np.maximum(np.maximum(x0 - xy[:, 0], xy[:, 0] - x1), 0.0)
-    dy = np.maximum(np.maximum(y0 - xy[:, 1], xy[:, 1] - y1), 0.0)
-    return np.flatnonzero((dx <= reach) & (dy <= reach))
+def _window_gaps(
+    table: Table, xy: np.ndarray, radii: np.ndarray, rows: np.ndarray, within: float
+) -> tuple[list[tuple[str, int, WallFootprint]], np.ndarray, np.ndarray, np.ndarray]:
+    """Every window of every blocking wall (:func:`walls_windows`), and the gaps (mm) of
+    the bases ``rows`` that may come within ``within`` of each, by window then model:
+    the windows' positions, the models' indices, the gaps. A base may come that near
+    when its centre lies within its radius and ``within`` (and a mm) of the window's
+    bounding box (a farther centre is farther from the window too)."""
+    windows = walls_windows(table)
+    if not windows or not len(rows):
+        z = np.zeros(0, np.int64)
+        return windows, z, z, np.zeros(0)
+    shapes = [window_slice(fp, k) for _, k, fp in windows]
+    bounds = shapely.bounds(np.asarray(shapes, dtype=object))
+    reach = radii[rows] + within + 1.0
+    x, y = xy[rows, 0], xy[rows, 1]
+    dx = np.maximum(np.maximum(bounds[:, None, 0] - x, x - bounds[:, None, 2]), 0.0)
+    dy = np.maximum(np.maximum(bounds[:, None, 1] - y, y - bounds[:, None, 3]), 0.0)
+    which, j = np.nonzero((dx <= reach) & (dy <= reach))
+    near = rows[j]
+    geoms = np.asarray(shapes, dtype=object)[which]
+    gaps = np.asarray(shapely.distance(shapely.points(xy[near]), geoms)) - radii[near]
+    return windows, which, near, gaps
 
 
 def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
@@ -109,14 +121,12 @@ def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     if not len(xy):
         return {}
     tol = table.contact_tolerance
-    for wall, k, fp in walls_windows(table):
-        near = _near_box(xy, radii, window_slice(fp, k), tol)
-        gaps = np.asarray(shapely.distance(shapely.points(xy[near]), window_slice(fp, k)))
-        gaps -= radii[near]
-        for j in np.flatnonzero(sight.in_contact(gaps, tol)).tolist():
-            model = table.models[int(near[j])].id
-            contact = WindowContact(model, wall, k, fp.windows[k], float(gaps[j]))
-            found.setdefault(model, []).append(contact)
+    windows, which, near, gaps = _window_gaps(table, xy, radii, np.arange(len(xy)), tol)
+    hit = np.flatnonzero(sight.in_contact(gaps, tol)).tolist()
+    for w, i, gap in zip(which[hit].tolist(), near[hit].tolist(), gaps[hit].tolist(), strict=True):
+        wall, k, fp = windows[w]
+        model = table.models[i].id
+        found.setdefault(model, []).append(WindowContact(model, wall, k, fp.windows[k], gap))
     order = {m.id: i for i, m in enumerate(table.models)}
     return {m: tuple(found[m]) for m in sorted(found, key=order.__getitem__)}
 
