@@ -10,9 +10,14 @@ which imports rich's markdown and syntax modules); the ratio is arbitre's median
 bare ``import typer, rich``. The kernels are chosen as by default (``ARBITRE_JIT`` unset):
 the demo runs them interpreted.
 
-Usage: ``python bench/bench_startup.py [-n 9] [--arbitre PATH] [--keep-dont-write-bytecode]``
-(the last keeps ``PYTHONDONTWRITEBYTECODE``: the project's files are then compiled at
-every start unless their byte code was written before). CPU times (user + system) are
+Usage: ``python bench/bench_startup.py [-n 9] [--arbitre PATH] [--keep-dont-write-bytecode]
+[--instructions]`` (``--keep-dont-write-bytecode`` keeps ``PYTHONDONTWRITEBYTECODE``: the
+project's files are then compiled at every start unless their byte code was written
+before). What the interpreter's own start imports through ``.pth`` files of this machine's
+site-packages (``certifi`` here, not arbitre's: a fresh venv lacks it) is printed apart,
+from ``python -X importtime -c pass``. ``--instructions`` also counts the instructions run
+(valgrind's callgrind, one run each, a minute or more): unlike times, a count does not
+change with the machine's load. CPU times (user + system) are
 printed beside the wall times: steadier on a loaded machine. The default command is
 the ``arbitre`` script next to this interpreter (a pyenv shim adds its own ~0.1-0.3 s),
 else ``python -m arbitre``.
@@ -77,6 +82,12 @@ def main() -> None:
     parser.add_argument("-n", type=int, default=9, help="Runs of each command (default 9).")
     parser.add_argument("--arbitre", help="The arbitre command to time (default: see above).")
     parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="Also count the instructions of `los demo -q` and of the bare `import typer, rich` "
+        "(valgrind --tool=callgrind; slow).",
+    )
+    parser.add_argument(
         "--keep-dont-write-bytecode",
         action="store_true",
         help="Keep PYTHONDONTWRITEBYTECODE if set (default: unset it, as a normal install "
@@ -126,8 +137,56 @@ def main() -> None:
         "python3 -m arbitre los demo -q",
     ):
         print(f"  {name:32} {medians[name] / medians[bare]:5.2f} {cpus[name] / cpus[bare]:5.2f}")
+    pth = site_imports(py, args.n, env)
+    if pth:
+        shown = ", ".join(f"{name} {ms:.1f} ms" for name, ms in pth.items())
+        print(f"imported at the interpreter's start by site's .pth files (median): {shown}")
+    if args.instructions:
+        los = instructions([py, "-m", "arbitre", "los", str(DEMO), "-q"], env)
+        typer_rich = instructions([py, "-c", "import typer, rich"], env)
+        print(f"instructions: arbitre los demo -q {los / 1e6:.0f} M, ", end="")
+        print(f"import typer, rich {typer_rich / 1e6:.0f} M, ratio {los / typer_rich:.2f}")
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")
+
+
+def site_imports(py: str, n: int, env: dict[str, str]) -> dict[str, float]:
+    """The modules ``site`` imports at start beyond its own (through ``.pth`` files), with
+    their median cumulative import time in ms over ``n`` runs of ``python -c pass``."""
+    found: dict[str, list[float]] = {}
+    for _ in range(n):
+        done = subprocess.run(
+            [py, "-X", "importtime", "-c", "pass"], capture_output=True, text=True, env=env
+        )
+        for line in done.stderr.splitlines():
+            parts = line.split("|")
+            if len(parts) != 3 or not parts[1].strip().isdigit():
+                continue
+            name = parts[2][1:].rstrip()  # after the space that follows "|"
+            if name.startswith("  ") and not name.startswith("   "):  # imported by site
+                module = name.strip()
+                if module in PTH_MODULES:
+                    found.setdefault(module, []).append(int(parts[1]) / 1000)
+    return {k: statistics.median(v) for k, v in found.items()}
+
+
+#: Modules this machine's ``.pth`` files import at every start (not arbitre's).
+PTH_MODULES = ("certifi", "_distutils_hack", "distutils-precedence", "_virtualenv")
+
+
+def instructions(cmd: list[str], env: dict[str, str]) -> int:
+    """The instructions one run of ``cmd`` executes (valgrind's callgrind ``Ir``)."""
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *cmd],
+        capture_output=True,
+        text=True,
+        env={**env, "PYTHONHASHSEED": "0"},
+        check=True,
+    )
+    for line in done.stderr.splitlines():
+        if "Collected" in line:
+            return int(line.split()[-1])
+    raise SystemExit(f"no instruction count from valgrind for {' '.join(cmd)}")
 
 
 if __name__ == "__main__":

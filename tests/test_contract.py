@@ -8,6 +8,7 @@ each question has a sample request below (a question added without one fails her
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import re
 import subprocess
 import sys
@@ -97,6 +98,51 @@ def test_every_ruleset_is_registered_and_found_by_name_and_alias() -> None:
         find_ruleset("chess")
     with pytest.raises(UnknownRulesetError):
         find_ruleset("")
+
+
+def _options_declared(cls: type[Any]) -> tuple[object, ...]:
+    """What an options dataclass declares: its name, words, fields (name, type, default)
+    and dataclass parameters."""
+    hints = typing.get_type_hints(cls)
+    fields = tuple((f.name, hints[f.name], f.default) for f in dataclasses.fields(cls))
+    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    return cls.__name__, cls.__doc__, fields, params.frozen, hasattr(cls, "__slots__")
+
+
+RULES_DIR = ROOT / "src" / "arbitre" / "rules"
+
+
+def test_the_light_declarations_are_what_each_ruleset_module_declares() -> None:
+    """The registry reads :mod:`arbitre.rules.declared` instead of importing the rulesets:
+    each declaration names its module, and is that module's ``RULESET`` (name, aliases,
+    questions in order, options field for field); no module declares a ruleset that is
+    not declared there."""
+    from arbitre.rules.declared import DECLARED
+
+    assert [d.name for d in DECLARED] == list(RULESETS)
+    for declared in DECLARED:
+        ruleset = importlib.import_module(declared.module).RULESET
+        assert RULESETS[declared.name] is ruleset
+        assert ruleset.name == declared.name
+        assert ruleset.aliases == declared.aliases
+        assert tuple(ruleset.questions) == declared.questions
+        assert _options_declared(ruleset.options) == _options_declared(declared.options)
+    declaring = set()
+    for path in RULES_DIR.rglob("*.py"):
+        if re.search(r"^RULESET\b.*=", path.read_text(encoding="utf-8"), flags=re.M):
+            parts = path.relative_to(RULES_DIR.parent.parent).with_suffix("").parts
+            declaring.add(".".join(parts[:-1] if parts[-1] == "__init__" else parts))
+    assert declaring == {d.module for d in DECLARED}
+
+
+def test_a_declaration_that_is_not_its_module_is_refused() -> None:
+    from arbitre.rules.declared import DECLARED
+    from arbitre.rules.registry import Rulesets
+
+    wrong = dataclasses.replace(DECLARED[0], name="darkage")
+    with pytest.raises(TypeError, match="not the ruleset 'darkage'"):
+        _ = Rulesets([wrong])["darkage"]
+    assert list(Rulesets([wrong])) == ["darkage"]
 
 
 def test_every_question_has_a_sample() -> None:

@@ -54,6 +54,11 @@ NOT_FOR_LOS = (
     "arbitre.faces.web",
     "arbitre.faces.svg",
     "arbitre.sanity",  # its warnings are not printed: -q
+    "arbitre.rules.breath",
+    "arbitre.rules.darkage",
+    "arbitre.rules.mordheim",
+    "arbitre.rules.places",
+    "arbitre.templates",
 )
 
 
@@ -110,6 +115,34 @@ def test_command_help_loads_no_engine() -> None:
 def test_los_loads_only_what_it_needs() -> None:
     code = f"from arbitre.faces.cli import main\nassert main(['los', {DEMO!r}, '-q']) == 0\n"
     assert _loaded(code, NOT_FOR_LOS) == []
+
+
+RULESET_MODULES = tuple(
+    f"arbitre.rules.{name}" for name in ("frostgrave", "darkage", "mordheim", "breath", "places")
+)
+
+
+def test_the_registry_imports_a_ruleset_only_when_it_is_read() -> None:
+    """Finding rulesets by name, listing them, checking every ruleset's options and
+    choosing the one that answers a question read the light declarations; the one
+    ruleset chosen is imported, no other."""
+    code = (
+        "import arbitre.rules as r\n"
+        "assert list(r.RULESETS) == ['frostgrave', 'darkage', 'mordheim', 'breath', 'places']\n"
+        "r.check_options({'cover_effect': 'none', 'tower_counts': 'cover', 'windows': 'open'})\n"
+        "assert sorted(r.declared_options()) == sorted([r.SHARED, *r.RULESETS])\n"
+        "for bad in ({'cover_effect': 1}, {'nope': 1}):\n"
+        "    try:\n"
+        "        r.check_options(bad)\n"
+        "    except r.RulesError:\n"
+        "        pass\n"
+        "    else:\n"
+        "        raise AssertionError(bad)\n"
+        "assert 'mh' not in r.RULESETS and 'mordheim' in r.RULESETS\n"
+        "assert r.ruleset_for(None, 'rolloff').name == 'darkage'\n"
+        "assert r.find_ruleset('Dark-Age') is r.RULESETS['darkage']\n"
+    )
+    assert _loaded(code, RULESET_MODULES) == ["arbitre.rules.darkage"]
 
 
 def test_help_text() -> None:

@@ -26,7 +26,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from typing import Any, Literal
 
 from arbitre.errors import ArbitreError
@@ -99,6 +98,8 @@ def choose(
 
 def catalogue_path(lang: Lang) -> Any:
     """The ``.po`` catalogue of ``lang`` inside the package (a Traversable)."""
+    from importlib import resources  # read when French is first spoken, not at start
+
     return resources.files("arbitre") / "locale" / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 

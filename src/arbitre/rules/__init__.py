@@ -4,6 +4,10 @@ Every ruleset module declares a :class:`~arbitre.rules.registry.Ruleset` named
 ``RULESET``; :data:`RULESETS` holds them by name, :func:`find_ruleset` finds one by name or
 alias (case and accents ignored). Faces ask through :func:`ask` and read the registry;
 they never import a ruleset module by name.
+
+The registry reads each ruleset's light declaration (:mod:`arbitre.rules.declared`: its
+names, options and questions) and imports a ruleset's module only when that ruleset is
+read or asked a question: a Frostgrave line of sight never loads the other four.
 """
 
 from __future__ import annotations
@@ -14,11 +18,9 @@ from typing import Any
 
 from arbitre.errors import RulesError, UnknownRulesetError
 from arbitre.i18n import N_, T_, join
-
-# the rulesets register themselves by declaring RULESET; imported after the values above
-from arbitre.rules import breath, darkage, frostgrave, mordheim, places
+from arbitre.rules.declared import DECLARED
 from arbitre.rules.options import SharedOptions, as_dict, check_names, field_names, read_options
-from arbitre.rules.registry import Question, Ruleset
+from arbitre.rules.registry import Declared, Question, Ruleset, Rulesets
 from arbitre.rules.ruling import Answer, LosRuling, Reason
 from arbitre.text import fold
 
@@ -35,38 +37,35 @@ __all__ = [
     "ruleset_for",
 ]
 
-RULESETS: dict[str, Ruleset] = {
-    r.name: r
-    for r in (
-        frostgrave.RULESET,
-        darkage.RULESET,
-        mordheim.RULESET,
-        breath.RULESET,
-        places.RULESET,
-    )
-}
+#: Every ruleset by name; a ruleset's module is imported when it is first read.
+RULESETS: Mapping[str, Ruleset] = Rulesets(DECLARED)
 
 #: The shared G options' owner name, as error messages and ``validate`` show it.
 SHARED = N_("shared (G)")
 
 
-def find_ruleset(name: str) -> Ruleset:
-    """The ruleset of this name or alias (case and accents ignored)."""
+def _declared(name: str) -> Declared:
+    """The declaration of the ruleset of this name or alias (case and accents ignored)."""
     wanted = fold(name)
     if wanted:
-        for ruleset in RULESETS.values():
-            if wanted == fold(ruleset.name) or wanted in {fold(a) for a in ruleset.aliases}:
-                return ruleset
+        for declared in DECLARED:
+            if wanted == fold(declared.name) or wanted in {fold(a) for a in declared.aliases}:
+                return declared
     known = ", ".join(sorted(RULESETS))
     raise UnknownRulesetError(
         T_("unknown ruleset {name} (known: {known})", name=repr(name), known=known)
     )
 
 
+def find_ruleset(name: str) -> Ruleset:
+    """The ruleset of this name or alias (case and accents ignored)."""
+    return RULESETS[_declared(name).name]
+
+
 def declared_options() -> dict[str, tuple[str, ...]]:
     """Every option name by owner: the shared G options, then each ruleset's."""
     found = {SHARED: field_names(SharedOptions)}
-    found.update({r.name: field_names(r.options) for r in RULESETS.values()})
+    found.update({d.name: field_names(d.options) for d in DECLARED})
     return found
 
 
@@ -74,8 +73,8 @@ def check_options(given: Mapping[str, object]) -> None:
     """Refuse options no registered ruleset declares, and values of the wrong kind."""
     check_names(given, declared_options())
     read_options(SharedOptions, given)
-    for ruleset in RULESETS.values():
-        read_options(ruleset.options, given)
+    for declared in DECLARED:
+        read_options(declared.options, given)
 
 
 def ruleset_for(subject: Any, question: str, rules: str | None = None) -> Ruleset:
@@ -83,27 +82,27 @@ def ruleset_for(subject: Any, question: str, rules: str | None = None) -> Rulese
     ``rules``; else the subject's own (its ``rules``) when it answers it; else the one
     registered ruleset that does."""
     if rules is not None:
-        ruleset = find_ruleset(rules)
-        if question not in ruleset.questions:
+        named = _declared(rules)
+        if question not in named.questions:
             raise RulesError(
                 T_(
                     "ruleset {name} does not answer {question} (it answers: {known})",
-                    name=ruleset.name,
+                    name=named.name,
                     question=repr(question),
-                    known=", ".join(ruleset.questions),
+                    known=", ".join(named.questions),
                 )
             )
-        return ruleset
+        return RULESETS[named.name]
     own = getattr(subject, "rules", None)
     if own:
-        ruleset = find_ruleset(own)
-        if question in ruleset.questions:
-            return ruleset
-    answering = [r for r in RULESETS.values() if question in r.questions]
+        named = _declared(own)
+        if question in named.questions:
+            return RULESETS[named.name]
+    answering = [d.name for d in DECLARED if question in d.questions]
     if len(answering) == 1:
-        return answering[0]
+        return RULESETS[answering[0]]
     if not answering:
-        known = sorted({q for r in RULESETS.values() for q in r.questions})
+        known = sorted({q for d in DECLARED for q in d.questions})
         raise RulesError(
             T_(
                 "unknown question {question} (questions: {known})",
@@ -111,7 +110,7 @@ def ruleset_for(subject: Any, question: str, rules: str | None = None) -> Rulese
                 known=", ".join(known),
             )
         )
-    names = ", ".join(r.name for r in answering)
+    names = ", ".join(answering)
     raise RulesError(
         T_(
             "{question} is asked of a ruleset: name one of {names} (--rules)",

@@ -2,14 +2,18 @@
 questions it answers; a :class:`Question` is one function ``(subject, request, *,
 options) -> rulings`` with the request type it takes.
 
-The registry itself (every ruleset, :func:`~arbitre.rules.find_ruleset`,
-:func:`~arbitre.rules.ask`) is :mod:`arbitre.rules`.
+A :class:`Declared` is what the registry knows of a ruleset before importing it (its
+names, its options dataclass, its questions' names, its module: see
+:mod:`arbitre.rules.declared`); :class:`Rulesets` holds every ruleset by name and imports
+a ruleset's module when that ruleset is first read. The registry itself (every ruleset,
+:func:`~arbitre.rules.find_ruleset`, :func:`~arbitre.rules.ask`) is :mod:`arbitre.rules`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import Any, Literal
 
 Subject = Literal["table", "places", "none"]
@@ -56,3 +60,57 @@ class Ruleset:
 def questions(*items: Question) -> dict[str, Question]:
     """Questions by name, in the order given."""
     return {q.name: q for q in items}
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """A ruleset as the registry knows it before importing it: its ``name`` and
+    ``aliases``, its ``options`` dataclass, the names of the ``questions`` it answers (in
+    its order), and the ``module`` whose ``RULESET`` is the ruleset itself."""
+
+    name: str
+    aliases: tuple[str, ...]
+    options: type[Any]
+    questions: tuple[str, ...]
+    module: str
+
+    def load(self) -> Ruleset:
+        """The ruleset itself: its module imported, its ``RULESET``."""
+        ruleset = import_module(self.module).RULESET
+        if not isinstance(ruleset, Ruleset) or ruleset.name != self.name:
+            raise TypeError(f"{self.module}.RULESET is not the ruleset {self.name!r}")
+        return ruleset
+
+
+class Rulesets(Mapping[str, Ruleset]):
+    """Every ruleset by name, in the order declared; a ruleset's module is imported when
+    that ruleset is first read (``RULESETS["mordheim"]``, ``RULESETS.values()``), never
+    to list the names."""
+
+    def __init__(self, declared: Iterable[Declared]) -> None:
+        self._declared = {d.name: d for d in declared}
+        self._loaded: dict[str, Ruleset] = {}
+
+    def declared(self) -> tuple[Declared, ...]:
+        """The light declarations, in order: nothing imported."""
+        return tuple(self._declared.values())
+
+    def __getitem__(self, name: str) -> Ruleset:
+        found = self._loaded.get(name)
+        if found is None:
+            # KeyError for a name not registered; threads that race here import the same
+            # module and read the same RULESET (Python's import is thread-safe)
+            found = self._loaded[name] = self._declared[name].load()
+        return found
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._declared)
+
+    def __len__(self) -> int:
+        return len(self._declared)
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._declared
+
+    def __repr__(self) -> str:
+        return f"Rulesets({', '.join(self._declared)})"

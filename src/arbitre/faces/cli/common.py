@@ -19,7 +19,6 @@ import re
 import shutil
 import subprocess
 import sys
-import tempfile
 import types
 import typing
 from collections.abc import Callable, Iterator, Sequence
@@ -298,6 +297,8 @@ def write_picture(path: Path, svg: str) -> None:
                 path=path,
             )
         )
+    import tempfile  # read when a PNG is written, not at start
+
     folder = path.parent if str(path.parent) else Path(".")
     try:
         fd, tmp = tempfile.mkstemp(suffix=".png", dir=folder)

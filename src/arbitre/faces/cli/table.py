@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -328,6 +327,8 @@ def demo(
     from arbitre.rules import ask
 
     check_picture(output)
+    from importlib import resources
+
     source = resources.files("arbitre") / "data" / DEMO
     table = scenario.loads(source.read_text(encoding="utf-8"), source=f"(bundled) {DEMO}")
     sides = table.sides()

@@ -12,12 +12,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 from arbitre.dice import Distribution, RollLog
 from arbitre.errors import RulesError
 from arbitre.i18n import N_, T_, join
 from arbitre.rules.breath.notation import BreathWeapon, Nature
+from arbitre.rules.declared import BreathOptions as BreathOptions  # the registry reads it light
 from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, chance, law, length, point, reasons_json
 from arbitre.rules.schema import (
     BOOL,
@@ -35,25 +36,6 @@ from arbitre.rules.schema import (
 )
 from arbitre.table import Unit
 from arbitre.templates import Cone, Template
-
-
-@dataclass(frozen=True, slots=True)
-class BreathOptions:
-    """Options of the B rules (RULES.md): B2 ``cone_over_base`` (may the cone lie over the
-    shooter's own base), B3 ``template_blocked``, B6 ``cover_effect``, B7 ``order_from``
-    (where victims' distances are measured from: the shooter's ``base`` edge, its
-    ``centre``, or the cone's ``apex``), B8 ``spill_to_shooter`` (the shooter in contact
-    with a victim is one of the opponents a spill can reach); the B3 reading of "touched"
-    ``template_touch``. The shared G5 ``grazing_blocks`` (B3 shielding) and G8
-    ``close_call`` are read with :func:`~arbitre.rules.options.shared_options`."""
-
-    template_blocked: bool = False
-    cover_effect: Literal["protection", "none"] = "protection"
-    template_touch: Literal["contact", "overlap"] = "contact"
-    cone_over_base: bool = False
-    order_from: Literal["base", "centre", "apex"] = "base"
-    spill_to_shooter: bool = True
-
 
 #: The word of an empty list of models.
 NONE = N_("none")

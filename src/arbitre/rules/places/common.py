@@ -7,36 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 from arbitre.errors import RulesError
 from arbitre.i18n import T_, Text
+from arbitre.rules.declared import PlacesOptions as PlacesOptions  # the registry reads it light
 from arbitre.rules.schema import INT, STR, obj
 
 if TYPE_CHECKING:  # the places model is imported when a map is ruled, not with the ruleset
     from arbitre.places import Effect, Junction, Place, PlaceMap, Unit
-
-
-@dataclass(frozen=True, slots=True)
-class PlacesOptions:
-    """Options of the P rules; the defaults are the readings listed in RULES.md.
-
-    - ``tower_counts``: what of the final place a Tour abandonnée shot counts (P6): the
-      seed says its ``encumbrance``; ``cover`` is the reading that matches P5.
-    - ``tower_over_doors``: whether such a shot also ignores doors on the way.
-    - ``parent_effects``: ``missing``, a place inherits its parent's effects only when it
-      states none (P2); ``merge``, it gets its own and every ancestor's.
-    - ``effects_on_passing``: whether the arrival effects of places crossed during a move
-      (not only the final one) are gained.
-    - ``bleeding_stacks``: whether bleeding from several sources adds up (else the
-      highest counts).
-    """
-
-    tower_counts: Literal["encumbrance", "cover"] = "encumbrance"
-    tower_over_doors: bool = False
-    parent_effects: Literal["missing", "merge"] = "missing"
-    effects_on_passing: bool = False
-    bleeding_stacks: bool = True
 
 
 #: Ids the words of a reason name before the rest are only counted (its ids hold them all).
