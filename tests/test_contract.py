@@ -115,7 +115,7 @@ RULES_DIR = ROOT / "src" / "arbitre" / "rules"
 def test_the_light_declarations_are_what_each_ruleset_module_declares() -> None:
     """The registry reads :mod:`arbitre.rules.declared` instead of importing the rulesets:
     each declaration names its module, and is that module's ``RULESET`` (name, aliases,
-    questions in order, options field for field); no module declares a ruleset that is
+    questions in order, the very options dataclass); no module declares a ruleset that is
     not declared there."""
     from arbitre.rules.declared import DECLARED
 
@@ -126,6 +126,7 @@ def test_the_light_declarations_are_what_each_ruleset_module_declares() -> None:
         assert ruleset.name == declared.name
         assert ruleset.aliases == declared.aliases
         assert tuple(ruleset.questions) == declared.questions
+        assert ruleset.options is declared.options  # one dataclass, imported by the module
         assert _options_declared(ruleset.options) == _options_declared(declared.options)
     declaring = set()
     for path in RULES_DIR.rglob("*.py"):

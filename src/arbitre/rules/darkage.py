@@ -23,7 +23,7 @@ from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -34,20 +34,12 @@ from arbitre.rules import schema
 from arbitre.rules.darkage_alone import closed_by
 from arbitre.rules.darkage_levels import levels
 from arbitre.rules.darkage_margins import LEVELS, los_margins
+from arbitre.rules.declared import DarkAgeOptions as DarkAgeOptions  # the registry reads it light
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest, ids
 from arbitre.rules.ruling import NO_MARGIN, LosRuling, Margin, Reason, chance, point, reasons_json
 from arbitre.table import Model, Table, Unit
 from arbitre.vocabulary import SIZES
-
-
-@dataclass(frozen=True, slots=True)
-class DarkAgeOptions:
-    """Options of the D rules (the G options are shared): ``windows``, M12: a wall's
-    windows are openings lines pass through (``open``, the default) or wall (``closed``)."""
-
-    windows: Literal["open", "closed"] = "open"
-
 
 # --- D3-D4: the line-of-sight window ----------------------------------------------------
 

@@ -8,9 +8,9 @@ of it: ``arbitre los`` on a Frostgrave table never reads the breath, Dark Age, M
 or places modules.
 
 The options dataclasses live here, with the defaults of RULES.md, so that checking the
-options of every ruleset imports none of them; each ruleset module declares the same
-dataclass (``tests/test_contract.py`` checks that they are equal, and that every
-declaration here is what its module's ``RULESET`` declares).
+options of every ruleset imports none of them; each ruleset module imports its own from
+here (``tests/test_contract.py`` checks that every declaration here is what its module's
+``RULESET`` declares).
 """
 
 from __future__ import annotations

@@ -25,6 +25,9 @@ import numpy as np
 from arbitre import progress, sight
 from arbitre.i18n import N_, T_, Num, Text, tr
 from arbitre.rules import schema
+from arbitre.rules.declared import (
+    FrostgraveOptions as FrostgraveOptions,  # the registry reads it light
+)
 from arbitre.rules.frostgrave_pair import (
     PairMeasures,
     Tally,
@@ -49,13 +52,6 @@ __all__ = [
     "rulings",
     "window_contacts",
 ]
-
-
-@dataclass(frozen=True, slots=True)
-class FrostgraveOptions:
-    """Options of the F rules (RULES.md): F9 visible fraction."""
-
-    visible_fraction: bool = False
 
 
 @dataclass(frozen=True, slots=True)

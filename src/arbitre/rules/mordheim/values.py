@@ -12,11 +12,12 @@ are the JSON Schemas of those forms.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
 
-from arbitre.dice import NeedOverSix, RollLog, ToHit
+from arbitre.dice import RollLog, ToHit
 from arbitre.errors import RulesError
 from arbitre.i18n import N_, T_, Length, Text, join
+from arbitre.rules.declared import MordheimOptions as MordheimOptions  # the registry reads it light
 from arbitre.rules.ruling import NO_MARGIN, Margin, Reason, reasons_json
 from arbitre.rules.ruling import length as json_length
 from arbitre.rules.schema import (
@@ -55,17 +56,6 @@ BARRED = {
     "failed_charge": N_("{id} failed a charge: it cannot shoot this turn"),
     "rallied": N_("{id} rallied this turn: it cannot shoot this turn"),
 }
-
-
-@dataclass(frozen=True, slots=True)
-class MordheimOptions:
-    """Options of the M rules (RULES.md): M7 natural ones and scores over 6, M6 measuring
-    between base edges or centres, M12 windows open (openings) or closed (wall)."""
-
-    natural_one_misses: bool = False
-    need_over_six: NeedOverSix = "impossible"
-    range_from: Literal["edge", "centre"] = "edge"
-    windows: Literal["open", "closed"] = "open"
 
 
 @dataclass(frozen=True, slots=True)
