@@ -17,13 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import icepool
-import jsonschema
 import numpy as np
 import pytest
 import typer
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from schema_support import validate_json
 from typer.testing import CliRunner
 
 from arbitre import scenario
@@ -134,7 +134,7 @@ def test_golden(path: Path) -> None:
             assert isinstance(ruling.template, T.Cone)
             assert ruling.template.rim == pytest.approx(ruling.best.apex), where
         _check(table, doc, case, ruling, where)
-        jsonschema.validate(answer.to_json(), output_schema())
+        validate_json(answer.to_json(), output_schema())
 
 
 def _check(
@@ -208,7 +208,7 @@ def test_examples_load_and_rule() -> None:
             for w in m.weapons:
                 if w.breath:
                     answer = ask(table, "breath", shooter=m.id, weapon=w.name, angle=0.0, seed=1)
-                    jsonschema.validate(answer.to_json(), schema)
+                    validate_json(answer.to_json(), schema)
 
 
 # --- the B4 notation -------------------------------------------------------------------------
@@ -719,7 +719,7 @@ def test_cli_json_has_victims_laws_and_roll() -> None:
     )
     assert code == 0, exc
     doc = json.loads(out)
-    jsonschema.validate(doc, output_schema())
+    validate_json(doc, output_schema())
     assert doc["arbitre"] == 2 and doc["kind"] == "breath" and doc["rules"] == "breath"
     assert doc["unit"] == "mm" and doc["options"]["cover_effect"] == "protection"
     (r,) = doc["rulings"]
@@ -806,7 +806,7 @@ def test_cli_best_reports_the_runner_up() -> None:
     code, out, exc = run("breath", best, "wyrm", "-w", "Acid cloud", "--best", "--json")
     assert code == 0, exc
     doc = json.loads(out)
-    jsonschema.validate(doc, output_schema())
+    validate_json(doc, output_schema())
     r = doc["rulings"][0]
     assert Fraction(r["best"]["value"]["p"]) == 10 and Fraction(
         r["runner_up"]["value"]["p"]
@@ -832,7 +832,7 @@ def test_cli_blast_and_state() -> None:
     )
     assert code == 0, exc
     doc = json.loads(out)
-    jsonschema.validate(doc, output_schema())
+    validate_json(doc, output_schema())
     assert doc["kind"] == "blast"
     r = doc["rulings"][0]
     assert r["kind"] == "blast" and r["roll"]["seed"] == 4

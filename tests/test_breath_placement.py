@@ -12,11 +12,11 @@ import math
 from dataclasses import replace
 from pathlib import Path
 
-import jsonschema
 import numpy as np
 import pytest
 import shapely
-from test_breath import run  # the breath command in a bare app (tests/test_breath.py)
+from schema_support import validate_json
+from test_breath import run  # the breath command in a bare app
 
 from arbitre import cone_space
 from arbitre import templates as T
@@ -185,7 +185,7 @@ def test_cli_best_reports_apex_and_axis_of_the_best_and_the_runner_up() -> None:
     code, out, exc = run("breath", EXAMPLE, "dragon", "--best", "--json")
     assert code == 0, exc
     doc = json.loads(out)
-    jsonschema.validate(doc, output_schema())
+    validate_json(doc, output_schema())
     (r,) = doc["rulings"]
     assert set(r["best"]["victims"]) == {"e1", "e2", "e3"}
     assert 60 <= r["best"]["apex"] <= 120 and r["template"]["rim"] == r["best"]["apex"]

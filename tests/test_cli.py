@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from schema_support import validate_json
 
 import arbitre
 from arbitre.cli import app, main
@@ -85,13 +86,12 @@ def test_los_takes_options_over_the_files(capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_schema_output_describes_the_json(capsys: pytest.CaptureFixture[str]) -> None:
-    import jsonschema
 
     code, out, _ = run(capsys, "schema", "--output")
     assert code == 0
     schema = json.loads(out)
     code, out, _ = run(capsys, "los", DEMO, "--json")
-    jsonschema.validate(json.loads(out), schema)
+    validate_json(json.loads(out), schema)
 
 
 def test_los_selects_pairs(capsys: pytest.CaptureFixture[str]) -> None:

@@ -18,6 +18,7 @@ from typing import Any, Literal, get_args, get_origin
 
 import jsonschema
 import pytest
+from schema_support import validate_json
 
 import arbitre
 from arbitre.errors import RulesError, UnknownRulesetError
@@ -105,7 +106,7 @@ def _options_declared(cls: type[Any]) -> tuple[object, ...]:
     and dataclass parameters."""
     hints = typing.get_type_hints(cls)
     fields = tuple((f.name, hints[f.name], f.default) for f in dataclasses.fields(cls))
-    params = cls.__dataclass_params__  # type: ignore[attr-defined]
+    params = cls.__dataclass_params__
     return cls.__name__, cls.__doc__, fields, params.frozen, hasattr(cls, "__slots__")
 
 
@@ -155,7 +156,7 @@ def test_each_question_answers_in_json_2(rules: str, question: str) -> None:
     file, request = SAMPLES[(rules, question)]
     answer = ask(subject_of(file), question, rules=rules, **request)
     doc = answer.to_json()
-    jsonschema.validate(doc, SCHEMA)
+    validate_json(doc, SCHEMA)
     assert doc["arbitre"] == 2
     assert doc["kind"] == question
     assert doc["rules"] == rules
@@ -177,13 +178,13 @@ def test_schema_refuses_what_json_2_is_not() -> None:
     doc = ask(subject_of(file), "los", **request).to_json()
     bad = {**doc, "arbitre": 1}
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(bad, SCHEMA)
+        validate_json(bad, SCHEMA)
     ruling = {**doc["rulings"][0], "refusals": ["a plain string"]}
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate({**doc, "rulings": [ruling]}, SCHEMA)
+        validate_json({**doc, "rulings": [ruling]}, SCHEMA)
     extra = {**doc, "odds": {}}
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(extra, SCHEMA)
+        validate_json(extra, SCHEMA)
 
 
 def test_rule_ids_are_those_of_rules_md() -> None:

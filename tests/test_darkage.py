@@ -14,6 +14,7 @@ import jsonschema
 import numpy as np
 import pytest
 import yaml
+from schema_support import validate_json
 
 from arbitre import dice, scenario
 from arbitre.cli import main
@@ -37,7 +38,26 @@ def validate_rulings(doc: dict[str, Any]) -> None:
     one = {"$defs": defs, **ruling_schema(doc["kind"], dict(question.schema))}
     assert doc["arbitre"] == 2 and doc["rules"] == "darkage"
     for ruling in doc["rulings"]:
-        jsonschema.validate(ruling, one)
+        validate_json(ruling, one)
+
+
+def test_validate_json_is_jsonschema_validate() -> None:
+    """The cached validator gives jsonschema.validate's verdict and error, a valid answer
+    and a broken one."""
+    doc = ask(None, "rolloff", players=("ann", "bob"), seed=11).to_json()
+    schema = output_schema()
+    validate_json(doc, schema)
+    jsonschema.validate(doc, schema)
+    bad = {**doc, "rulings": [{**doc["rulings"][0], "winner": 3}]}
+    with pytest.raises(jsonschema.ValidationError) as old:
+        jsonschema.validate(bad, schema)
+    for _ in range(2):  # the first call builds the validator, the second reuses it
+        with pytest.raises(jsonschema.ValidationError) as new:
+            validate_json(bad, schema)
+        assert (new.value.message, list(new.value.path)) == (
+            old.value.message,
+            list(old.value.path),
+        )
 
 
 def test_the_seed_figures_ship_as_examples() -> None:
@@ -175,7 +195,7 @@ def test_d2_seeded_rolls_replay_and_converge() -> None:
 def test_rolloff_through_ask() -> None:
     answer = ask(None, "rolloff", players=("ann", "bob"), seed=11)
     doc = answer.to_json()
-    jsonschema.validate(doc, output_schema())
+    validate_json(doc, output_schema())
     assert (doc["kind"], doc["rules"], doc["unit"]) == ("rolloff", "darkage", None)
     ruling = answer.ruling
     assert ruling == darkage.rolloff(("ann", "bob"), seed=11)
@@ -245,7 +265,7 @@ ACTIVATION = (
 def test_d1_activation_through_ask() -> None:
     table = scenario.loads(ACTIVATION)
     answer = ask(table, "activation", model="scout", actions=("move", "attack"))
-    jsonschema.validate(answer.to_json(), output_schema())
+    validate_json(answer.to_json(), output_schema())
     r = answer.ruling
     assert (r.model, r.ap, r.left, r.lost, r.ended) == ("scout", 3, 1, 0, False)
     assert r.spent == (("move", 1), ("attack", 1)) and r.refusals == ()
@@ -262,7 +282,7 @@ def test_d1_activation_through_ask() -> None:
     assert (over.ended, over.left, over.lost, len(over.spent)) == (True, 0, 0, 3)
     assert [x.rule for x in over.refusals] == ["D1"]
     assert "activation is over" in over.refusals[0].text
-    jsonschema.validate(ask(table, "activation", model="scout", actions=("move",) * 4).to_json(),
+    validate_json(ask(table, "activation", model="scout", actions=("move",) * 4).to_json(),
                         output_schema())  # fmt: skip
     # AP given rather than read from the stat; one action alone
     given = ask(table, "activation", model="ogre", ap=2, actions="move").ruling
@@ -306,7 +326,7 @@ def test_los_json_gives_the_witness_in_the_scenario_unit(
 def test_rolloff_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rolloff", "--seed", "5", "--players", "ann", "bob", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    jsonschema.validate(doc, output_schema())
+    validate_json(doc, output_schema())
     (ruling,) = doc["rulings"]
     assert ruling["decides"] in {"ann", "bob"} and ruling["odds"]["ann"]["p"] == "1/2"
     assert ruling["seed"] == 5 and ruling["players"] == ["ann", "bob"]
@@ -330,7 +350,7 @@ def test_activation_command(capsys: pytest.CaptureFixture[str], tmp_path: Path) 
     assert "scout: 3 AP, spent move 1, attack 1; 1 AP left" in said
     assert main(["activation", str(f), "ogre", "--ap", "2", "move", "end", "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    jsonschema.validate(doc, output_schema())
+    validate_json(doc, output_schema())
     (ruling,) = doc["rulings"]
     assert (ruling["ap"], ruling["left"], ruling["lost"], ruling["ended"]) == (2, 1, 1, True)
     assert main(["activation", str(f), "scout", "move", "move", "move", "skill"]) == 0
@@ -439,4 +459,4 @@ def test_because_names_only_what_closes_the_window() -> None:
 
 def test_los_json_validates_against_the_output_schema() -> None:
     table = scenario.load(GOLDEN[0])
-    jsonschema.validate(ask(table, "los", rules="darkage").to_json(), output_schema())
+    validate_json(ask(table, "los", rules="darkage").to_json(), output_schema())

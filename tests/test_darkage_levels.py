@@ -90,7 +90,7 @@ def test_crowded_bases_touch_at_some_levels() -> None:
     assert len(sight.build_index(table, erode=0.25).bridge_ends) == 0
 
 
-def _setup(table: Table):  # type: ignore[no-untyped-def]
+def _setup(table: Table):
     ids = [m.id for m in table.models]
     pairs = [(a, b) for a in ids for b in ids if a != b][:: max(1, len(ids) // 8)]
     ix = darkage.index_for(table, darkage.DarkAgeOptions())

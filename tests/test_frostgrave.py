@@ -7,10 +7,10 @@ import math
 from pathlib import Path
 from typing import Any
 
-import jsonschema
 import numpy as np
 import pytest
 import yaml
+from schema_support import validate_json
 
 from arbitre import scenario, sight
 from arbitre.errors import RulesError
@@ -48,7 +48,7 @@ def check_golden(path: Path) -> None:
     answer = ask(table, "los", rules="frostgrave", pairs=pairs)
     got = answer.rulings
     assert list(got) == frostgrave.rulings(table, pairs)
-    jsonschema.validate(answer.to_json(), output_schema())
+    validate_json(answer.to_json(), output_schema())
     grid = frostgrave.matrix(table)
     for want, ruling in zip(expected, got, strict=True):
         where = f"{path.name}: {want['shooter']} -> {want['target']}"
@@ -273,7 +273,7 @@ def test_because_words_the_deciding_reasons_as_the_old_cli_did(seed: int) -> Non
 def test_los_json_is_json_2() -> None:
     table = scenario.load(GOLDEN[0])
     doc = ask(table, "los").to_json()
-    jsonschema.validate(doc, output_schema())
+    validate_json(doc, output_schema())
     assert list(doc) == ["arbitre", "kind", "rules", "unit", "options", "rulings"]
     assert (doc["arbitre"], doc["kind"], doc["rules"]) == (2, "los", "frostgrave")
     first = doc["rulings"][0]

@@ -15,6 +15,7 @@ crashes, nothing runs unbounded.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import signal
 import tracemalloc
@@ -155,14 +156,26 @@ def mutated(draw: st.DrawFn) -> object:
     return doc
 
 
-@settings(
-    max_examples=250,
-    deadline=None,
-    derandomize=True,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
+def _fuzz(examples: int) -> Callable[[Callable[[object], None]], Any]:
+    return settings(
+        max_examples=examples,
+        deadline=None,
+        derandomize=True,
+        suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+    )
+
+
+@_fuzz(100)
 @given(mutated())
 def test_mutated_files_give_rulings_or_one_clear_error(doc: object) -> None:
+    with watchdog():
+        rule_everything(doc)
+
+
+@pytest.mark.slow
+@_fuzz(250)
+@given(mutated())
+def test_mutated_files_give_rulings_or_one_clear_error_full(doc: object) -> None:
     with watchdog():
         rule_everything(doc)
 
@@ -209,10 +222,21 @@ HOSTILE: dict[str, Callable[[], str]] = {
 }
 
 
-@pytest.mark.parametrize("make", HOSTILE.values(), ids=HOSTILE.keys())
-def test_hostile_files_are_refused_bounded(make: Callable[[], str], tmp_path: Path) -> None:
+#: The hostile files a ``main`` run refuses slowly (a second to parse each): the everyday
+#: CLI test asks them ``validate`` only, the ``slow`` one every command.
+BIG = ("100,000 models", "1,000,000-vertex polygon")
+
+
+@functools.cache
+def hostile_text(name: str) -> str:
+    """The text of the hostile file ``name``, built once per session."""
+    return HOSTILE[name]()
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_files_are_refused_bounded(name: str, tmp_path: Path) -> None:
     path = tmp_path / "hostile.yaml"
-    path.write_text(make(), encoding="utf-8")
+    path.write_text(hostile_text(name), encoding="utf-8")
     tracemalloc.start()
     try:
         with watchdog(), pytest.raises(ArbitreError) as info:
@@ -236,19 +260,18 @@ def test_an_endless_stream_is_refused_bounded() -> None:
     assert peak < MEMORY
 
 
-def test_the_cli_refuses_hostile_files_with_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def _cli_refuses(tmp_path: Path, capsys: pytest.CaptureFixture[str], everything: bool) -> None:
     from arbitre.cli import main
 
-    for name, make in HOSTILE.items():
+    for name in HOSTILE:
         path = tmp_path / "h.yaml"
-        path.write_text(make(), encoding="utf-8")
-        for command in (
+        path.write_text(hostile_text(name), encoding="utf-8")
+        commands = [
             ["validate", str(path)],
             ["los", str(path)],
             ["render", str(path), "-o", str(tmp_path / "x.svg")],
-        ):
+        ]
+        for command in commands if everything or name not in BIG else commands[:1]:
             with watchdog():
                 code = main(command)
             _, err = capsys.readouterr()
@@ -256,3 +279,18 @@ def test_the_cli_refuses_hostile_files_with_one_line(
             assert err.startswith("arbitre: ") and "Traceback" not in err
             assert len(err) < 5_000, name
         assert not (tmp_path / "x.svg").exists()
+
+
+def test_the_cli_refuses_hostile_files_with_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Every hostile file through ``validate``, the small ones through every command (the
+    big ones through every command in the ``slow`` twin)."""
+    _cli_refuses(tmp_path, capsys, everything=False)
+
+
+@pytest.mark.slow
+def test_the_cli_refuses_hostile_files_with_one_line_every_command(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    _cli_refuses(tmp_path, capsys, everything=True)

@@ -22,6 +22,7 @@ import typer
 import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from schema_support import validate_json
 from typer.testing import CliRunner
 
 from arbitre import scenario
@@ -138,7 +139,7 @@ def test_golden(path: Path) -> None:
     for want in doc["expect"]:
         shooter = want["shooter"]
         answer = ask_targets(table, shooter, want.get("weapon"))
-        jsonschema.validate(answer.to_json(), SCHEMA)
+        validate_json(answer.to_json(), SCHEMA)
         ruling: TargetsRuling = answer.ruling
         where = f"{path.name}: {shooter}"
         for key in ("may_shoot", "legal", "closest"):
@@ -163,7 +164,7 @@ def test_golden(path: Path) -> None:
             shot_answer = ask(
                 table, "shoot", rules="mordheim", shooter=shooter, target=shot["target"], **kwargs
             )
-            jsonschema.validate(shot_answer.to_json(), SCHEMA)
+            validate_json(shot_answer.to_json(), SCHEMA)
             result: ShootRuling = shot_answer.ruling
             for key in ("outcome", "hit", "automatic"):
                 if key in shot:
@@ -560,7 +561,7 @@ def test_cli_targets_json(cli: Any) -> None:
     result = cli("targets", SEED_TABLE, "hunter", "--json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
-    jsonschema.validate(doc, SCHEMA)
+    validate_json(doc, SCHEMA)
     assert (doc["arbitre"], doc["kind"], doc["rules"], doc["unit"]) == (
         2,
         "targets",
@@ -628,7 +629,7 @@ def test_cli_shoot(cli: Any) -> None:
     first = cli("shoot", SEED_TABLE, "hunter", "orc", "--seed", 0, "--json")
     assert first.exit_code == 0, first.output
     doc = json.loads(first.output)
-    jsonschema.validate(doc, SCHEMA)
+    validate_json(doc, SCHEMA)
     assert (doc["arbitre"], doc["kind"], doc["unit"]) == (2, "shoot", "in")
     (shot,) = doc["rulings"]
     assert shot["kind"] == "shoot" and shot["refusals"] == []
@@ -763,15 +764,15 @@ def test_targets_and_shoot_json_validate_for_every_shooter_of_the_example() -> N
     for m in table.models:
         answer = ask_targets(table, m.id)
         doc = answer.to_json()
-        jsonschema.validate(doc, SCHEMA)
+        validate_json(doc, SCHEMA)
         for t in answer.ruling.targets:
             if t.legal:
                 shot = ask(table, "shoot", shooter=m.id, target=t.target, seed=1).to_json()
-                jsonschema.validate(shot, SCHEMA)
+                validate_json(shot, SCHEMA)
     doc = ask_targets(table, "captain").to_json()
     doc["rulings"][0]["targets"][0]["odds"]["hit"] = "2/3"  # JSON 1's encoding
     with pytest.raises(jsonschema.ValidationError):
-        jsonschema.validate(doc, SCHEMA)
+        validate_json(doc, SCHEMA)
 
 
 def test_main_prints_one_line_and_exits_2(capsys: pytest.CaptureFixture[str]) -> None:

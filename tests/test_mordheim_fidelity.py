@@ -15,8 +15,8 @@ import xml.etree.ElementTree as ET
 from dataclasses import replace
 from pathlib import Path
 
-import jsonschema
 import pytest
+from schema_support import validate_json
 
 from arbitre import scenario
 from arbitre.faces.svg.mordheim import overlays
@@ -274,7 +274,7 @@ def test_margins_are_in_the_json_and_close_calls_marked() -> None:
     table = scenario.load(SQUARE)
     answer = ask(table, "targets", rules="mordheim", shooter="captain")
     doc = answer.to_json()
-    jsonschema.validate(doc, output_schema())
+    validate_json(doc, output_schema())
     rows = doc["rulings"][0]["targets"]
     assert all(r["margin_test"] for r in rows)
     assert all(r["close_call"] == (r["margin"] * 25.4 < 2.0) for r in rows)

@@ -556,15 +556,26 @@ junk = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
-@given(junk)
-def test_loader_never_crashes(doc: Any) -> None:
+def _loads_or_refuses(doc: Any) -> None:
     try:
         pm = places_from_dict(doc)
     except ScenarioError as exc:
         assert exc.problems and all(isinstance(p.message, str | Text) for p in exc.problems)
     else:
         assert isinstance(pm, PlaceMap)
+
+
+@settings(max_examples=100, deadline=None)
+@given(junk)
+def test_loader_never_crashes(doc: Any) -> None:
+    _loads_or_refuses(doc)
+
+
+@pytest.mark.slow
+@settings(max_examples=300, deadline=None)
+@given(junk)
+def test_loader_never_crashes_full(doc: Any) -> None:
+    _loads_or_refuses(doc)
 
 
 # -- oracles on random maps ---------------------------------------------------------------

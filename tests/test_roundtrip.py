@@ -9,6 +9,7 @@ import itertools
 import math
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -85,11 +86,7 @@ def documents(draw: st.DrawFn) -> dict[str, Any]:
     return doc
 
 
-@settings(
-    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
-)
-@given(documents())
-def test_every_table_that_loads_dumps_and_reloads_as_itself(doc: dict[str, Any]) -> None:
+def _round_trips(doc: dict[str, Any]) -> None:
     try:
         table = scenario.from_dict(doc)
     except ScenarioError:
@@ -97,6 +94,23 @@ def test_every_table_that_loads_dumps_and_reloads_as_itself(doc: dict[str, Any])
     again = scenario.from_dict(scenario.dump(table))
     assert again == table
     assert scenario.from_dict(scenario.dump(again)) == table
+
+
+@settings(
+    max_examples=100, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(documents())
+def test_every_table_that_loads_dumps_and_reloads_as_itself(doc: dict[str, Any]) -> None:
+    _round_trips(doc)
+
+
+@pytest.mark.slow
+@settings(
+    max_examples=300, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
+@given(documents())
+def test_every_table_that_loads_dumps_and_reloads_as_itself_full(doc: dict[str, Any]) -> None:
+    _round_trips(doc)
 
 
 def test_a_window_at_the_very_end_of_an_inch_wall_reloads() -> None:

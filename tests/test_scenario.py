@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import functools
 import json
 import math
 from collections.abc import Callable
@@ -91,9 +92,16 @@ size_classes: [small, medium, large, huge]   # optional: ordered, smallest first
 """
 
 
-def example() -> dict[str, Any]:
+@functools.cache
+def _parsed_example() -> dict[str, Any]:
     doc: dict[str, Any] = yaml.safe_load(EXAMPLE)
     return doc
+
+
+def example() -> dict[str, Any]:
+    """A fresh copy of the example (parsed once: the pure-Python YAML parser took most of
+    the mutation test's time)."""
+    return copy.deepcopy(_parsed_example())
 
 
 def problems(doc: object) -> list[str]:
@@ -744,17 +752,17 @@ def _table_or_scenario_error(doc: object) -> None:
     assert scenario.validate(doc) == []
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(values)
-def test_random_documents_never_crash(doc: object) -> None:
+#: Hypothesis examples: the everyday run, and the full strength under the ``slow`` marker.
+EVERYDAY, FULL = 80, 300
+
+
+def _random_document(doc: object) -> None:
     _table_or_scenario_error(doc)
     if isinstance(doc, dict):
         _table_or_scenario_error({"arbitre": 1, "table": [900, 900]} | doc)
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.data())
-def test_mutated_documents_never_crash(data: st.DataObject) -> None:
+def _mutated_document(data: st.DataObject) -> None:
     doc = example()
     for _ in range(data.draw(st.integers(1, 3))):
         where = data.draw(st.sampled_from(_locations(doc)))
@@ -763,6 +771,32 @@ def test_mutated_documents_never_crash(data: st.DataObject) -> None:
         )
         doc = _mutate(doc, where, how, data.draw(values))
     _table_or_scenario_error(copy.deepcopy(doc))
+
+
+@settings(max_examples=EVERYDAY, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values)
+def test_random_documents_never_crash(doc: object) -> None:
+    _random_document(doc)
+
+
+@pytest.mark.slow
+@settings(max_examples=FULL, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(values)
+def test_random_documents_never_crash_full(doc: object) -> None:
+    _random_document(doc)
+
+
+@settings(max_examples=EVERYDAY, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_documents_never_crash(data: st.DataObject) -> None:
+    _mutated_document(data)
+
+
+@pytest.mark.slow
+@settings(max_examples=FULL, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.data())
+def test_mutated_documents_never_crash_full(data: st.DataObject) -> None:
+    _mutated_document(data)
 
 
 @settings(max_examples=300, deadline=None)

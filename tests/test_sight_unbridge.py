@@ -14,7 +14,7 @@ from arbitre import backend, sight
 from arbitre.testing import random_table
 
 
-def _oracle(ix, offsets, piece, tt, first, stop_mask):  # type: ignore[no-untyped-def]
+def _oracle(ix, offsets, piece, tt, first, stop_mask):
     n = ix.n_pieces
     out_off = [0]
     out_k: list[int] = []
