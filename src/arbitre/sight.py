@@ -191,7 +191,7 @@ def build_index(
         blocks=np.concatenate([tp.blocks, np.ones(n, np.bool_)]),
         half=table.beam / 2.0,
         bridge_ends=ends,
-        full=_with_bridges(real, ends, segs) if len(ends) else (),
+        full=with_bridges(real, ends, segs) if len(ends) else (),
     )
 
 
@@ -300,7 +300,7 @@ def _offset(shape: BaseGeometry, erode: float) -> BaseGeometry:
     return shape.buffer(-reach, quad_segs=_QUAD)
 
 
-def _with_bridges(
+def with_bridges(
     real: tuple[np.ndarray, ...], ends: np.ndarray, segs: np.ndarray
 ) -> tuple[np.ndarray, ...]:
     """The packed arrays with one bridge piece per touching pair after the real ones: a

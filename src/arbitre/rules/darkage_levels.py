@@ -208,36 +208,6 @@ def _disc_bridges(
     return np.asarray(ends, np.int64).reshape(-1, 2), np.asarray(segs, np.float64).reshape(-1, 4)
 
 
-def _bridge_rows(
-    real: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
-    ends: np.ndarray,
-    segs: np.ndarray,
-) -> tuple[np.ndarray, ...]:
-    """The kernels' arrays with the bridges after the real pieces, packed as
-    :attr:`arbitre.sight.SightIndex.full` packs them: each a polygon of two edges
-    p -> q -> p, its ``disc`` row holding its ends."""
-    kind, disc, eoff, edges, bbox = real
-    nb = len(ends)
-    rows = np.empty((2 * nb, 4))
-    rows[0::2] = segs
-    rows[1::2] = segs[:, [2, 3, 0, 1]]
-    boxes = np.column_stack(
-        [
-            np.minimum(segs[:, 0], segs[:, 2]),
-            np.minimum(segs[:, 1], segs[:, 3]),
-            np.maximum(segs[:, 0], segs[:, 2]),
-            np.maximum(segs[:, 1], segs[:, 3]),
-        ]
-    )
-    return (
-        np.concatenate([kind, np.full(nb, _K.BRIDGE, np.int8)]),
-        np.vstack([disc, np.column_stack([ends.astype(np.float64), np.zeros(nb)])]),
-        np.concatenate([eoff, eoff[-1] + 2 * np.arange(1, nb + 1, dtype=np.int64)]),
-        np.ascontiguousarray(np.vstack([edges, rows])),
-        np.vstack([bbox, boxes]),
-    )
-
-
 @lru_cache(maxsize=64)
 def _terrain_part(bare: Table, solid: frozenset[str], erode: float) -> sight.SightIndex:
     """The terrain alone packed at ``erode`` (``bare``: the table without models, under
@@ -312,11 +282,11 @@ def level_index(
             both = np.vstack([ends, found])
             order = np.lexsort((both[:, 1], both[:, 0]))
             ends = both[order]
-            full = _bridge_rows(
+            full = sight.with_bridges(
                 (kind, disc, eoff, tp.edges, bbox), ends, np.vstack([known, segs])[order]
             )
     if len(ends) and full is tp.full:  # the terrain's own bridges only
-        full = _bridge_rows(
+        full = sight.with_bridges(
             (kind, disc, eoff, tp.edges, bbox), ends, tp.full[3][len(tp.edges) :: 2]
         )
     return sight.SightIndex(
