@@ -28,6 +28,61 @@ else:  # interpreted: the same kernels, interpreted too
     _near_window = interpreted()._near_window
 
 
+@njit(cache=True)
+def _closing(
+    a: np.ndarray,
+    b: np.ndarray,
+    p0: int,
+    p1: int,
+    n_real: int,
+    among: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    bbox: np.ndarray,
+    half: float,
+    cand: np.ndarray,
+) -> int:
+    """Into ``cand``, the kernel pieces ``p0:p1`` of one index (its ``n_real`` real pieces
+    first, numbered from 0, then its bridges) that may block the pair of discs ``a``,
+    ``b`` with only the real pieces ``among`` blocking: those pieces, and the G4 bridges
+    whose two ends are both among them, less those whose box is farther from the segment
+    ab than the window reaches. Returns how many."""
+    reach = max(a[2], b[2]) + half + 1e-6
+    x0 = min(a[0], b[0]) - reach
+    x1 = max(a[0], b[0]) + reach
+    y0 = min(a[1], b[1]) - reach
+    y1 = max(a[1], b[1]) + reach
+    nc = 0
+    for k in range(p0, p1):
+        loc = k - p0
+        if loc < n_real:
+            inside = False
+            for j in range(len(among)):
+                if among[j] == loc:
+                    inside = True
+            if not inside:
+                continue
+        else:
+            if kind[k] != BRIDGE:
+                continue
+            e0 = int(disc[k, 0])
+            e1 = int(disc[k, 1])
+            n0 = False
+            n1 = False
+            for j in range(len(among)):
+                if among[j] == e0:
+                    n0 = True
+                if among[j] == e1:
+                    n1 = True
+            if not (n0 and n1):
+                continue
+        if bbox[k, 0] > x1 or bbox[k, 2] < x0 or bbox[k, 1] > y1 or bbox[k, 3] < y0:
+            continue
+        cand[nc] = k
+        nc += 1
+    return nc
+
+
 @njit(cache=True, parallel=True)
 def clear_among(
     a: np.ndarray,
@@ -54,39 +109,10 @@ def clear_among(
     for i in prange(m):
         s0 = set_off[i]
         s1 = set_off[i + 1]
-        reach = max(a[i, 2], b[i, 2]) + half + 1e-6
-        x0 = min(a[i, 0], b[i, 0]) - reach
-        x1 = max(a[i, 0], b[i, 0]) + reach
-        y0 = min(a[i, 1], b[i, 1]) - reach
-        y1 = max(a[i, 1], b[i, 1]) + reach
         cand = np.empty(max(total, 1), np.int64)
-        nc = 0
-        for k in range(total):
-            if k < n_pieces:
-                inside = False
-                for j in range(s0, s1):
-                    if set_piece[j] == k:
-                        inside = True
-                if not inside:
-                    continue
-            else:
-                if kind[k] != BRIDGE:
-                    continue
-                e0 = int(disc[k, 0])
-                e1 = int(disc[k, 1])
-                n0 = False
-                n1 = False
-                for j in range(s0, s1):
-                    if set_piece[j] == e0:
-                        n0 = True
-                    if set_piece[j] == e1:
-                        n1 = True
-                if not (n0 and n1):
-                    continue
-            if bbox[k, 0] > x1 or bbox[k, 2] < x0 or bbox[k, 1] > y1 or bbox[k, 3] < y0:
-                continue
-            cand[nc] = k
-            nc += 1
+        nc = _closing(
+            a[i], b[i], 0, total, n_pieces, set_piece[s0:s1], kind, disc, bbox, half, cand
+        )
         out = np.empty(4)
         found[i] = any_clear(
             a[i, 0],
@@ -193,39 +219,9 @@ def level_tests(
         bx = b[i, 0]
         by = b[i, 1]
         if not visible[i] and s1 > s0:
-            reach = max(a[i, 2], b[i, 2]) + half + 1e-6
-            x0 = min(ax, bx) - reach
-            x1 = max(ax, bx) + reach
-            y0 = min(ay, by) - reach
-            y1 = max(ay, by) + reach
-            nc = 0
-            for k in range(p0, p1):
-                loc = k - p0
-                if loc < n_real:
-                    inside = False
-                    for j in range(s0, s1):
-                        if set_piece[j] == loc:
-                            inside = True
-                    if not inside:
-                        continue
-                else:
-                    if kind[k] != BRIDGE:
-                        continue
-                    e0 = int(disc[k, 0])
-                    e1 = int(disc[k, 1])
-                    n0 = False
-                    n1 = False
-                    for j in range(s0, s1):
-                        if set_piece[j] == e0:
-                            n0 = True
-                        if set_piece[j] == e1:
-                            n1 = True
-                    if not (n0 and n1):
-                        continue
-                if bbox[k, 0] > x1 or bbox[k, 2] < x0 or bbox[k, 1] > y1 or bbox[k, 3] < y0:
-                    continue
-                cand[nc] = k
-                nc += 1
+            nc = _closing(
+                a[i], b[i], p0, p1, n_real, set_piece[s0:s1], kind, disc, bbox, half, cand
+            )
             if not any_clear(
                 ax,
                 ay,
