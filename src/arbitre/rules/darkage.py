@@ -18,7 +18,7 @@ from __future__ import annotations
 import math
 import secrets
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from functools import lru_cache
 from itertools import combinations
@@ -29,12 +29,13 @@ import numpy as np
 
 from arbitre import dice, sight
 from arbitre.errors import RulesError
-from arbitre.i18n import N_, T_, TN_, Lang, Text, Word, current, join, tr
+from arbitre.i18n import N_, T_, TN_, At, Join, Lang, Text, Word, current, join, tr
 from arbitre.rules import schema
 from arbitre.rules.darkage_alone import closed_by
 from arbitre.rules.darkage_levels import levels
 from arbitre.rules.darkage_margins import LEVELS, los_margins
 from arbitre.rules.declared import DarkAgeOptions as DarkAgeOptions  # the registry reads it light
+from arbitre.rules.frostgrave_make import make_join, make_reason, make_text
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest, ids
 from arbitre.rules.ruling import NO_MARGIN, LosRuling, Margin, Reason, chance, point, reasons_json
@@ -178,18 +179,11 @@ def rulings(
     seen = [line.clear for line in lines]
     margins = los_margins(table, ix, ranks, need, s, g, seen, closers)
     ids, rank_list, need_list = ix.ids, ranks.tolist(), need.tolist()
-    return [
-        _rule(
-            table,
-            ends[i],
-            tuple(ids[p] for p in inside[i].tolist() if rank_list[p] < need_list[i]),
-            closers[i],
-            through[i],
-            margins[i],
-            line,
-        )
-        for i, line in enumerate(lines)
+    smaller = [
+        tuple([ids[p] for p in inside[i].tolist() if rank_list[p] < need_list[i]])
+        for i in range(len(lines))
     ]
+    return _rules(table, ends, smaller, closers, through, margins, lines)
 
 
 def _with_blockers(
@@ -359,113 +353,166 @@ def _through_windows(
     return out
 
 
-def _rule(
-    table: Table,
-    ends: tuple[Model, Model],
-    smaller: tuple[str, ...],
-    closers: tuple[str, ...],
-    through: tuple[str, ...],
+#: The words of every ruling (message ids as the source marks them, the parameters
+#: filled in per pair by :func:`_rules`).
+_WINDOW = T_("the window joins the sides of {a}'s and {b}'s bases")
+_SMALLER = TN_(
+    "smaller than {b} ({size}), these do not obstruct: {names}",
+    "smaller than {b} ({size}), these do not obstruct: {names}",
+    "n",
+)
+_CLEAR = T_("a clear line joins the bases, from {p} to {q}: {b} is in line of sight")
+_THROUGH = T_("through the window of {wall}: with the windows closed {wall} would close the window")
+_CLOSING = TN_(
+    "of {b}'s size ({size}) or larger, these close the window: {names}",
+    "of {b}'s size ({size}) or larger, these close the window: {names}",
+    "n",
+)
+_TOUCH = T_("{x} and {y} touch (G4): one obstacle")
+_IDLE = T_("also in the window but closing nothing the others leave open: {names}")
+_NOT_SEEN = T_("no clear line joins the bases: {b} is not in sight")
+_NOTHING = N_("nothing")
+
+_new = object.__new__
+_FIELDS = [f.name for f in fields(DarkAgeLosRuling)]
+_SET = {name: getattr(DarkAgeLosRuling, name).__set__ for name in _FIELDS}
+
+
+def _make_ruling(
+    shooter: str,
+    target: str,
+    reasons: tuple[Reason, ...],
+    blockers: tuple[str, ...],
+    witness: Segment | None,
+    because: str,
+    window: tuple[Segment, Segment],
     margin: Margin,
-    line: sight.ClearLine,
 ) -> DarkAgeLosRuling:
-    """One pair's ruling: D3 the window, D4 the pieces too small to obstruct (``smaller``,
-    those reaching into the window below the target's size), then the clear line
-    found (M12 when it goes through a window) or the pieces that close the window (G4
-    when some of them touch)."""
-    a, b = line.observer, line.target
-    size = ends[1].size
-    reasons = [
-        Reason("D3", (a, b), T_("the window joins the sides of {a}'s and {b}'s bases", a=a, b=b))
-    ]
-    passed: list[Reason] = []
-    if smaller:
-        passed.append(
-            Reason(
-                "D4",
-                smaller,
-                TN_(
-                    "smaller than {b} ({size}), these do not obstruct: {names}",
-                    "smaller than {b} ({size}), these do not obstruct: {names}",
-                    "n",
-                    n=len(smaller),
-                    b=b,
-                    size=SizeWord(size),
-                    names=join(smaller),
-                ),
-            )
-        )
-    reasons.extend(passed)
-    window = window_sides(*ends)
-    if line.clear and line.witness is not None:
-        p, q = line.witness
-        text = T_(
-            "a clear line joins the bases, from {p} to {q}: {b} is in line of sight",
-            p=table.unit.at(p.x, p.y),
-            q=table.unit.at(q.x, q.y),
-            b=b,
-        )
-        reasons.append(Reason("D3", (a, b), text))
-        for wall in through:
+    """``DarkAgeLosRuling(...)`` of these fields (cover 0, the others their defaults),
+    each slot written through its descriptor (:mod:`arbitre.rules.frostgrave_make`)."""
+    x: DarkAgeLosRuling = _new(DarkAgeLosRuling)
+    put = _SET
+    put["shooter"](x, shooter)
+    put["target"](x, target)
+    put["visible"](x, witness is not None)
+    put["cover"](x, 0)
+    put["reasons"](x, reasons)
+    put["visible_fraction"](x, None)
+    put["blockers"](x, blockers)
+    put["cover_pieces"](x, ())
+    put["witness"](x, witness)
+    put["refusals"](x, ())
+    put["because"](x, because)
+    put["margin"](x, margin)
+    put["window"](x, window)
+    return x
+
+
+def _rules(
+    table: Table,
+    ends: Sequence[tuple[Model, Model]],
+    smaller: Sequence[tuple[str, ...]],
+    closers: Sequence[tuple[str, ...]],
+    through: Sequence[tuple[str, ...]],
+    margins: Sequence[Margin],
+    lines: Sequence[sight.ClearLine],
+) -> list[DarkAgeLosRuling]:
+    """Each pair's ruling: D3 the window, D4 the pieces too small to obstruct
+    (``smaller[i]``, those reaching into the window below the target's size), then the
+    clear line found (M12 when it goes through a window) or the pieces that close the
+    window (G4 when some of them touch). ``because`` names the deciding reasons (see
+    :func:`because`): the pieces D4 lets pass decide nothing, nor those closing nothing.
+
+    The values are made slot by slot (:mod:`arbitre.rules.frostgrave_make`), equal to
+    what their constructors make."""
+    unit_mm = table.unit.mm
+    # equal parameters and words are made once and shared (fewer values to collect)
+    sizes: dict[str, tuple[str, SizeWord]] = {}
+    as_a: dict[str, tuple[str, str]] = {}
+    as_b: dict[str, tuple[str, str]] = {}
+    counts: dict[int, tuple[str, int]] = {}
+    lists: dict[tuple[str, ...], tuple[str, Join]] = {}
+    unseen: dict[str, Text] = {}
+    out: list[DarkAgeLosRuling] = []
+    for (ma, mb), small, closing, walls, margin, line in zip(
+        ends, smaller, closers, through, margins, lines, strict=True
+    ):
+        a, b = line.observer, line.target
+        size = sizes.get(mb.size)
+        if size is None:
+            size = sizes[mb.size] = ("size", SizeWord(mb.size))
+        pa = as_a.get(a)
+        if pa is None:
+            pa = as_a[a] = ("a", a)
+        pb = as_b.get(b)
+        if pb is None:
+            pb = as_b[b] = ("b", b)
+        ab = (a, b)
+        reasons = [make_reason("D3", ab, make_text(_WINDOW.msgid, (pa, pb), None, None))]
+        if small:
+            n = counts.get(len(small))
+            if n is None:
+                n = counts[len(small)] = ("n", len(small))
+            words = (n, pb, size, ("names", make_join(small, ", ", "")))
             reasons.append(
-                Reason(
-                    "M12",
-                    (a, b, wall),
-                    T_(
-                        "through the window of {wall}: with the windows closed {wall} would "
-                        "close the window",
-                        wall=wall,
-                    ),
-                )
+                make_reason("D4", small, make_text(_SMALLER.msgid, words, _SMALLER.plural, "n"))
             )
-        witness = ((p.x, p.y), (q.x, q.y))
-    else:
-        names = join(closers, empty=N_("nothing"))  # outside TN_: Babel skips nested calls
-        closing = TN_(
-            "of {b}'s size ({size}) or larger, these close the window: {names}",
-            "of {b}'s size ({size}) or larger, these close the window: {names}",
-            "n",
-            n=len(closers),
-            b=b,
-            size=SizeWord(size),
-            names=names,
-        )
-        reasons.append(Reason("D4", closers, closing))
-        inner = set(closers)
-        for x, y in line.joined:
-            if x in inner and y in inner:
-                reasons.append(
-                    Reason("G4", (x, y), T_("{x} and {y} touch (G4): one obstacle", x=x, y=y))
-                )
-        idle = tuple(n for n in line.blockers if n not in inner)
-        if idle:
-            passed.append(
-                Reason(
-                    "D3",
-                    idle,
-                    T_(
-                        "also in the window but closing nothing the others leave open: {names}",
-                        names=join(idle),
-                    ),
-                )
+        parts = ["D3"]
+        if line.clear and line.witness is not None:
+            p, q = line.witness
+            ends_at = (
+                ("p", At(float(p.x), float(p.y), unit_mm)),
+                ("q", At(float(q.x), float(q.y), unit_mm)),
+                pb,
             )
-            reasons.append(passed[-1])
-        reasons.append(
-            Reason("D3", (a, b), T_("no clear line joins the bases: {b} is not in sight", b=b))
+            reasons.append(make_reason("D3", ab, make_text(_CLEAR.msgid, ends_at, None, None)))
+            for wall in walls:
+                text = make_text(_THROUGH.msgid, (("wall", wall),), None, None)
+                reasons.append(make_reason("M12", (a, b, wall), text))
+                parts.append(_part("M12", (wall,), a, b))
+            witness: Segment | None = ((p.x, p.y), (q.x, q.y))
+            blockers: tuple[str, ...] = ()
+        else:
+            names = lists.get(closing)
+            if names is None:
+                names = lists[closing] = ("names", make_join(closing, ", ", _NOTHING))
+            n = counts.get(len(closing))
+            if n is None:
+                n = counts[len(closing)] = ("n", len(closing))
+            text = make_text(_CLOSING.msgid, (n, pb, size, names), _CLOSING.plural, "n")
+            reasons.append(make_reason("D4", closing, text))
+            parts.append(_part("D4", closing, a, b))
+            if line.joined:
+                inner = set(closing)
+                for x, y in line.joined:
+                    if x in inner and y in inner:
+                        text = make_text(_TOUCH.msgid, (("x", x), ("y", y)), None, None)
+                        reasons.append(make_reason("G4", (x, y), text))
+                        parts.append(_part("G4", (x, y), a, b))
+            if len(line.blockers) > len(closing):
+                inner = set(closing)
+                idle = tuple([k for k in line.blockers if k not in inner])
+                text = make_text(_IDLE.msgid, (("names", make_join(idle, ", ", "")),), None, None)
+                reasons.append(make_reason("D3", idle, text))
+            not_seen = unseen.get(b)
+            if not_seen is None:
+                not_seen = unseen[b] = make_text(_NOT_SEEN.msgid, (pb,), None, None)
+            reasons.append(make_reason("D3", ab, not_seen))
+            witness = None
+            blockers = closing
+        because = ", ".join(dict.fromkeys(parts))
+        out.append(
+            _make_ruling(
+                a, b, tuple(reasons), blockers, witness, because, window_sides(ma, mb), margin
+            )
         )
-        witness = None
-    skip = {id(r) for r in passed}  # D4 lets these pass: they decide nothing
-    return DarkAgeLosRuling(
-        shooter=a,
-        target=b,
-        visible=witness is not None,
-        cover=0,
-        reasons=tuple(reasons),
-        blockers=() if witness is not None else closers,
-        witness=witness,
-        because=because(a, b, [r for r in reasons if id(r) not in skip]),
-        window=window,
-        margin=margin,
-    )
+    return out
+
+
+def _part(rule: str, pieces: Sequence[str], observer: str, target: str) -> str:
+    """One reason in :func:`because`'s words: its rule ID and the pieces it involves."""
+    named = " ".join([i for i in pieces if i != observer and i != target])
+    return f"{rule} {named}".strip()
 
 
 def because(observer: str, target: str, reasons: Sequence[Reason]) -> str:
