@@ -7,7 +7,9 @@ target's size or larger reaching into it (each grown by half the beam), and the 
 line sought among 12 x 12 segments between the two rims against their union: a plain
 geometric loop (the pieces grown once per table), cruder than the exact S3. Medians of
 ``--runs`` runs on fresh tables (equal tables of other names, so no cache keyed by the
-table carries over); the baseline of every pair is timed on a sample and scaled.
+table carries over), and one observer after a drag (one model moved each run, as on
+the page: caches kept by content see a new table); the baseline of every pair is timed
+on a sample and scaled.
 Usage: ``python bench/bench_darkage.py [--models 200] [--runs 5] [--baseline-pairs 400]``.
 """
 
@@ -24,6 +26,7 @@ import numpy as np
 import shapely
 
 from arbitre import sight
+from arbitre.geometry import Point
 from arbitre.rules import darkage
 from arbitre.table import Table
 from arbitre.testing import random_table
@@ -44,6 +47,24 @@ def _median(f: Callable[[Table], object], table: Table, runs: int) -> float:
         times.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     CPU[0] = statistics.median(cpu)
+    return statistics.median(times)
+
+
+def _dragged(f: Callable[[Table], object], table: Table, runs: int) -> float:
+    """The median time of ``f`` after a drag: each run on a copy with one more model
+    moved by 1 mm (a different one each time), as the page re-rules while a model is
+    dragged, so caches kept by content see the table the drag made."""
+    times = []
+    for i in range(runs):
+        k = (7 * i + 3) % len(table.models)
+        moved = tuple(
+            dataclasses.replace(m, at=Point(m.at.x + 1.0 + i, m.at.y)) if j == k else m
+            for j, m in enumerate(table.models)
+        )
+        fresh = dataclasses.replace(table, models=moved, name=f"drag {i} {time.perf_counter()}")
+        t0 = time.perf_counter()
+        f(fresh)
+        times.append(time.perf_counter() - t0)
     return statistics.median(times)
 
 
@@ -96,6 +117,7 @@ def main() -> None:
     darkage.rulings(table, every[:50])
     t_one = _median(lambda t: darkage.rulings(t, one), table, args.runs)
     c_one = CPU[0]
+    t_drag = _dragged(lambda t: darkage.rulings(t, one), table, args.runs)
     t_all = _median(lambda t: darkage.rulings(t, every), table, max(1, args.runs // 2))
     c_all = CPU[0]
     t_sight = _median(lambda t: darkage.in_sight(t, every), table, args.runs)
@@ -107,6 +129,7 @@ def main() -> None:
         f"one observer, {len(one)} enemies, with reasons:  {t_one * 1e3:9.1f} ms"
         f"  (CPU {c_one * 1e3:.1f} ms)"
     )
+    print(f"  after a drag (one model moved):       {t_drag * 1e3:9.1f} ms")
     print(
         f"  shapely loop:                         {t_base_one * 1e3:9.1f} ms"
         f"  ratio {t_base_one / t_one:6.1f}x"

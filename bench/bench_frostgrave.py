@@ -6,16 +6,25 @@ margin, each question timed on equal tables of other names (no cache keyed by th
 carries over): the median of ``--repeats`` runs, against the plain shapely loop of
 ``bench_scaling.shapely_loop`` on the same pairs, in this process.
 
-Usage: ``python bench/bench_frostgrave.py [--models 200] [--repeats 5] [--only one|every]``.
+A third row, ``drag``, times the one-shooter question as the page asks it: each run on
+a table where one other model has moved a little (so what depends on that model's base
+is measured again, what depends on the terrain and the other bases is found cached).
+
+Usage: ``python bench/bench_frostgrave.py [--models 200] [--repeats 5] [--only one|every|drag]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import statistics
+import time
 
 from bench_scaling import enemy_pairs, shapely_loop
 from bench_targets import every_pair, median_seconds, one_shooter
 
+import arbitre
+from arbitre.geometry import Point
+from arbitre.table import Table
 from arbitre.testing import random_table
 
 
@@ -23,7 +32,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--only", choices=("one", "every"), default=None)
+    parser.add_argument("--only", choices=("one", "every", "drag"), default=None)
     args = parser.parse_args()
     warm = random_table(0, models=30, terrain=20)
     every_pair("frostgrave")(warm)
@@ -48,6 +57,30 @@ def main() -> None:
             f"{base * 1000:>8.1f}ms {base / seconds:>7.2f}  {mark}",
             flush=True,
         )
+    if args.only in (None, "drag"):
+        seconds = dragged(table, args.repeats)
+        base = shapely_loop(table, mine)
+        name = "frostgrave los, one shooter, one model dragged"
+        print(
+            f"{name:44} {seconds * 1000:>8.1f}ms {2:>6.0f}ms {base * 1000:>8.1f}ms "
+            f"{base / seconds:>7.2f}",
+            flush=True,
+        )
+
+
+def dragged(table: Table, repeats: int) -> float:
+    """The median of ``repeats`` one-shooter asks, each after another model moved by a
+    fraction of a millimetre more (a drag on the page)."""
+    first = table.models[0]
+    pairs = tuple((first.id, b.id) for b in table.models if b.side != first.side)
+    mover = table.models[5]
+    times = []
+    for i in range(repeats):
+        moved = table.moved(mover.id, Point(mover.at.x + 0.37 * (i + 1), mover.at.y))
+        t0 = time.perf_counter()
+        arbitre.ask(moved, "los", rules="frostgrave", pairs=pairs)
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
 
 
 if __name__ == "__main__":

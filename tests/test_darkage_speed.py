@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import shapely
 
 from arbitre import sight
 from arbitre.i18n import N_, T_, TN_, join, speaking
@@ -241,7 +242,7 @@ def test_rulings_made_field_by_field_equal_the_constructors(
         return got
 
     monkeypatch.setattr(darkage, "_rules", both)
-    kinds = set()
+    kinds: set[object] = set()
     for seed in range(8):
         table, options, pairs = case(seed)
         rulings = darkage.rulings(table, pairs, options=options)
@@ -260,3 +261,187 @@ if __name__ == "__main__":  # take the digests under the code running now
     for s in every:
         print(f'    {s}: "{digest(*case(s))}",', flush=True)
     print("}")
+
+
+# --- the kept indexes of the bases near a polygon ----------------------------------------
+
+
+def test_level_indexes_after_a_drag_are_fresh_builds() -> None:
+    """The indexes of the few bases near a polygon are kept by content
+    (:func:`darkage_levels._near_index`): after a model is dragged next to a piece, or
+    away from every piece, or a piece moves, each level index of the new table is still
+    a fresh :func:`arbitre.sight.build_index`, array for array."""
+    from test_darkage_levels import _same
+
+    from arbitre.geometry import Point, PolygonFootprint
+    from arbitre.rules import darkage_levels, darkage_margins
+
+    table = random_table(3, models=40, terrain=12, width=450.0)
+    fp = next(t.footprint for t in table.terrain if isinstance(t.footprint, PolygonFootprint))
+    assert isinstance(fp, PolygonFootprint)
+    shape = fp.shape()
+    p, q = fp.points[0], fp.points[1]
+
+    def touching(t: float, gap: float) -> Point:
+        """A point ``gap`` outside the polygon's first edge, at ``t`` along it."""
+        mx, my = p.x + t * (q.x - p.x), p.y + t * (q.y - p.y)
+        nx, ny = q.y - p.y, p.x - q.x
+        d = (nx * nx + ny * ny) ** 0.5
+        out = Point(mx + nx / d, my + ny / d)
+        if shapely.Point(out.x, out.y).within(shape):
+            nx, ny = -nx, -ny
+        r = table.models[1].base.radius + gap
+        return Point(mx + nx / d * r, my + ny / d * r)
+
+    def at(where: dict[str, Point]) -> Table:
+        return replace(
+            table, models=tuple(replace(m, at=where.get(m.id, m.at)) for m in table.models)
+        )
+
+    first = table.models[1].id
+    tables = [
+        at({first: touching(0.5, 0.2)}),  # a base touching a polygon (G4, at some levels)
+        replace(at({first: touching(0.5, 0.2)}), name="again"),  # the same: kept ones found
+        at({first: touching(0.45, 0.2)}),  # dragged along the edge: the same bases near it
+        at({first: touching(0.45, 0.35)}),  # and away a little
+        at({first: Point(-500.0, -500.0)}),  # dragged far from every piece
+        replace(at({first: touching(0.5, 0.2)}), terrain=table.terrain[1:]),  # a piece gone
+    ]
+    levels = darkage_margins.LEVELS
+    for t in tables:
+        found = darkage_levels.Levels(t, darkage_levels.levels(t, levels[-1]).within)
+        for solid in (frozenset(), sight.walls_with_windows(t)):
+            for erode in (*levels, *(-v for v in levels)):
+                _same(found.index(solid, erode), sight.build_index(t, solid=solid, erode=erode))
+    assert darkage_levels._near_kept  # bounded, and used
+    assert len(darkage_levels._near_kept) <= darkage_levels._NEAR_KEEP
+
+
+def old_window_sides(a: Model, b: Model) -> tuple[Any, Any]:
+    """The window's sides as the previous :func:`darkage.window_sides` found them."""
+    import math
+
+    dx, dy = b.at.x - a.at.x, b.at.y - a.at.y
+    d = math.hypot(dx, dy) or 1.0
+    ra, rb = a.base.radius, b.base.radius
+    base = math.atan2(dy, dx)
+    turn = math.acos(max(-1.0, min(1.0, (ra - rb) / d)))
+    sides = []
+    for sign in (1.0, -1.0):
+        nx, ny = math.cos(base + sign * turn), math.sin(base + sign * turn)
+        sides.append(((a.at.x + ra * nx, a.at.y + ra * ny), (b.at.x + rb * nx, b.at.y + rb * ny)))
+    return sides[0], sides[1]
+
+
+def test_window_sides_as_before() -> None:
+    """Bit for bit, on seeded bases of every size (none, equal, unequal, one on the
+    other's centre, on the same x)."""
+    from arbitre.geometry import Disc, Point
+
+    rng = np.random.default_rng(5)
+    for _ in range(3000):
+        ra, rb = (float(rng.choice([0.0, 25.0, rng.uniform(0, 100)])) for _ in range(2))
+        ax, ay = (float(v) for v in rng.uniform(-1e3, 1e3, 2))
+        bx = ax if rng.random() < 0.1 else float(rng.uniform(-1e3, 1e3))
+        by = ay if rng.random() < 0.05 else float(rng.uniform(-1e3, 1e3))
+        a = Model("a", "red", Point(ax, ay), Disc(ra))
+        b = Model("b", "blue", Point(bx, by), Disc(rb))
+        assert window_sides(a, b) == old_window_sides(a, b)
+
+
+# --- which pieces close a window (darkage._needed) ---------------------------------------
+
+
+def old_needed(
+    table: Table,
+    ix: sight.SightIndex,
+    ranks: np.ndarray,
+    need: np.ndarray,
+    s: np.ndarray,
+    g: np.ndarray,
+    lines: Sequence[sight.ClearLine],
+) -> list[tuple[str, ...]]:
+    """The previous ``_needed``: every piece asked alone, every two of them asked where
+    none closes alone (no early stop)."""
+    from itertools import combinations
+
+    from arbitre.rules.darkage_alone import closed_by
+
+    def closing(asks: list[tuple[int, tuple[int, ...]]]) -> list[tuple[int, tuple[int, ...]]]:
+        if not asks:
+            return []
+        r = np.fromiter((i for i, _ in asks), np.int64, len(asks))
+        yes = closed_by(table, ix, s[r], g[r], [x for _, x in asks])
+        return [ask for ask, y in zip(asks, yes.tolist(), strict=True) if y]
+
+    where = {name: k for k, name in enumerate(ix.ids)}
+    many = [i for i, line in enumerate(lines) if not line.clear and len(line.blockers) > 1]
+    blocking = {i: [where[name] for name in lines[i].blockers] for i in many}
+    lone: dict[int, list[int]] = {i: [] for i in many}
+    for row, (k,) in closing([(i, (k,)) for i in many for k in blocking[i]]):
+        lone[row].append(k)
+    none = [i for i in many if not lone[i] and len(blocking[i]) <= darkage.PAIRS_UP_TO]
+    twos: dict[int, list[tuple[int, ...]]] = {i: [] for i in none}
+    for j, two in closing([(i, two) for i in none for two in combinations(blocking[i], 2)]):
+        twos[j].append(two)
+    rows: list[int] = []
+    gone: list[int] = []
+    for i in many:
+        if len(lone[i]) > 1:
+            continue
+        tried = lone[i] or [k for k in blocking[i] if all(k in two for two in twos.get(i, ()))]
+        rows.extend([i] * len(tried))
+        gone.extend(tried)
+    opened: set[tuple[int, int]] = set()
+    if rows:
+        r = np.asarray(rows, np.int64)
+        pairs = [(table.models[int(s[i])].id, table.models[int(g[i])].id) for i in rows]
+        tests = sight.clear_lines(
+            table,
+            pairs,
+            piece_rank=ranks,
+            min_rank=need[r],
+            index=ix,
+            without=np.asarray(gone, np.int64),
+            closers=False,
+        )
+        opened = {(i, k) for i, k, t in zip(rows, gone, tests, strict=True) if t.clear}
+    out = []
+    for i, line in enumerate(lines):
+        if line.clear:
+            out.append(line.blockers)
+            continue
+        named = {n for n in line.blockers if (i, where[n]) in opened}
+        grown = True
+        while grown:
+            more = {y for x, y in line.joined if x in named} | {
+                x for x, y in line.joined if y in named
+            }
+            grown = not more <= named
+            named |= more
+        out.append(tuple(n for n in line.blockers if n in named) or line.blockers)
+    return out
+
+
+def test_closing_pieces_as_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pieces named as closing each window, with the kernels that stop early, are
+    those every piece and every two asked named, on seeded tables crowded enough that
+    some windows have two pieces closing them alone, and some none."""
+    fast = darkage._needed
+    counts = {"pairs": 0, "named": 0}
+
+    def both(*args: Any) -> list[tuple[str, ...]]:
+        got = fast(*args)
+        assert got == old_needed(*args)
+        counts["pairs"] += len(got)
+        counts["named"] += sum(1 for x in got if x)
+        return got
+
+    monkeypatch.setattr(darkage, "_needed", both)
+    for seed in range(6):
+        table, options, pairs = case(seed)
+        darkage.rulings(table, pairs, options=options)
+    crowded = random_table(11, models=60, terrain=25, width=420.0)
+    ids = [m.id for m in crowded.models]
+    darkage.rulings(crowded, [(a, b) for a in ids[:12] for b in ids if a != b])
+    assert counts["pairs"] > 1000 and counts["named"] > 300

@@ -46,14 +46,32 @@ def _closing(
     first, numbered from 0, then its bridges) that may block the pair of discs ``a``,
     ``b`` with only the real pieces ``among`` blocking: those pieces, and the G4 bridges
     whose two ends are both among them, less those whose box is farther from the segment
-    ab than the window reaches. Returns how many."""
+    ab than the window reaches, in index order. Returns how many.
+
+    ``among`` in increasing order (as the rulings give it) is read as it is, the
+    bridges alone scanned; in any other order every piece is scanned."""
     reach = max(a[2], b[2]) + half + 1e-6
     x0 = min(a[0], b[0]) - reach
     x1 = max(a[0], b[0]) + reach
     y0 = min(a[1], b[1]) - reach
     y1 = max(a[1], b[1]) + reach
+    ordered = True
+    for j in range(1, len(among)):
+        if among[j] <= among[j - 1]:
+            ordered = False
     nc = 0
-    for k in range(p0, p1):
+    first = p0
+    if ordered:
+        for j in range(len(among)):
+            k = p0 + among[j]
+            if among[j] < 0 or among[j] >= n_real:
+                continue
+            if bbox[k, 0] > x1 or bbox[k, 2] < x0 or bbox[k, 1] > y1 or bbox[k, 3] < y0:
+                continue
+            cand[nc] = k
+            nc += 1
+        first = p0 + n_real
+    for k in range(first, p1):
         loc = k - p0
         if loc < n_real:
             inside = False
@@ -283,3 +301,124 @@ def level_tests(
         )
         ok[i] = found == visible[i]
     return ok
+
+
+@njit(cache=True, parallel=True)
+def alone_counts(
+    a: np.ndarray,
+    b: np.ndarray,
+    set_off: np.ndarray,
+    set_piece: np.ndarray,
+    n_pieces: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    half: float,
+    grazing: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """For each pair of discs ``a[i]``, ``b[i]``, its real pieces
+    ``set_piece[set_off[i]:set_off[i+1]]`` asked one after another whether each closes
+    the window alone (S3 with only it blocking, as :func:`clear_among` asks), until two
+    do: how many did (0, 1 or 2: two or more) and the first that did (-1: none)."""
+    m = a.shape[0]
+    count = np.zeros(m, np.int64)
+    first = np.full(m, -1, np.int64)
+    total = kind.shape[0]
+    for i in prange(m):
+        cand = np.empty(max(total, 1), np.int64)
+        out = np.empty(4)
+        for j in range(set_off[i], set_off[i + 1]):
+            nc = _closing(
+                a[i], b[i], 0, total, n_pieces, set_piece[j : j + 1], kind, disc, bbox, half, cand
+            )
+            if not any_clear(
+                a[i, 0],
+                a[i, 1],
+                a[i, 2],
+                b[i, 0],
+                b[i, 1],
+                b[i, 2],
+                cand,
+                nc,
+                kind,
+                disc,
+                eoff,
+                edges,
+                half,
+                grazing,
+                out,
+            ):
+                count[i] += 1
+                if count[i] == 1:
+                    first[i] = set_piece[j]
+                else:
+                    break
+    return count, first
+
+
+@njit(cache=True, parallel=True)
+def in_every_closing_two(
+    a: np.ndarray,
+    b: np.ndarray,
+    set_off: np.ndarray,
+    set_piece: np.ndarray,
+    n_pieces: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    half: float,
+    grazing: bool,
+) -> np.ndarray:
+    """For each pair of discs ``a[i]``, ``b[i]`` and its real pieces
+    ``set_piece[set_off[i]:set_off[i+1]]`` (in increasing order), whether each piece is
+    in every two of them that close the window (S3 with only those two blocking, as
+    :func:`clear_among` asks; every piece is when no two do). The twos are asked in
+    order ``(0, 1), (0, 2), ... (1, 2) ...`` until no piece is left in all those that
+    closed it."""
+    m = a.shape[0]
+    keep = np.ones(set_piece.shape[0], np.bool_)
+    total = kind.shape[0]
+    for i in prange(m):
+        cand = np.empty(max(total, 1), np.int64)
+        out = np.empty(4)
+        among = np.empty(2, np.int64)
+        s0 = set_off[i]
+        s1 = set_off[i + 1]
+        left = s1 - s0
+        for x in range(s0, s1):
+            if left == 0:
+                break
+            for y in range(x + 1, s1):
+                among[0] = set_piece[x]
+                among[1] = set_piece[y]
+                nc = _closing(a[i], b[i], 0, total, n_pieces, among, kind, disc, bbox, half, cand)
+                if not any_clear(
+                    a[i, 0],
+                    a[i, 1],
+                    a[i, 2],
+                    b[i, 0],
+                    b[i, 1],
+                    b[i, 2],
+                    cand,
+                    nc,
+                    kind,
+                    disc,
+                    eoff,
+                    edges,
+                    half,
+                    grazing,
+                    out,
+                ):
+                    left = 0
+                    for z in range(s0, s1):
+                        if z != x and z != y:
+                            keep[z] = False
+                        if keep[z]:
+                            left += 1
+                    if left == 0:
+                        break
+    return keep

@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from fractions import Fraction
 from functools import lru_cache
-from itertools import combinations
 from types import MappingProxyType
 from typing import Any, ClassVar
 
@@ -31,7 +30,7 @@ from arbitre import dice, sight
 from arbitre.errors import RulesError
 from arbitre.i18n import N_, T_, TN_, At, Join, Lang, Text, Word, current, join, tr
 from arbitre.rules import schema
-from arbitre.rules.darkage_alone import closed_by
+from arbitre.rules.darkage_alone import alone_counts, in_every_closing_two
 from arbitre.rules.darkage_levels import levels
 from arbitre.rules.darkage_margins import LEVELS, los_margins
 from arbitre.rules.declared import DarkAgeOptions as DarkAgeOptions  # the registry reads it light
@@ -84,16 +83,18 @@ def window_sides(a: Model, b: Model) -> tuple[Segment, Segment]:
     """The two sides of the D3 window of ``a`` and ``b``: the outer common tangents of the
     two bases, each from its point on a's rim to its point on b's rim (left, then right,
     looking from a to b)."""
-    dx, dy = b.at.x - a.at.x, b.at.y - a.at.y
+    ax, ay, bx, by = a.at.x, a.at.y, b.at.x, b.at.y
+    dx, dy = bx - ax, by - ay
     d = math.hypot(dx, dy) or 1.0
     ra, rb = a.base.radius, b.base.radius
     base = math.atan2(dy, dx)
     turn = math.acos(max(-1.0, min(1.0, (ra - rb) / d)))
-    sides = []
-    for sign in (1.0, -1.0):
-        nx, ny = math.cos(base + sign * turn), math.sin(base + sign * turn)
-        sides.append(((a.at.x + ra * nx, a.at.y + ra * ny), (b.at.x + rb * nx, b.at.y + rb * ny)))
-    return sides[0], sides[1]
+    lx, ly = math.cos(base + turn), math.sin(base + turn)
+    rx, ry = math.cos(base - turn), math.sin(base - turn)
+    return (
+        ((ax + ra * lx, ay + ra * ly), (bx + rb * lx, by + rb * ly)),
+        ((ax + ra * rx, ay + ra * ry), (bx + rb * rx, by + rb * ry)),
+    )
 
 
 def _ranks(table: Table, ix: sight.SightIndex) -> np.ndarray:
@@ -173,16 +174,17 @@ def rulings(
         table, pairs, piece_rank=ranks, min_rank=need, index=ix, closers=False
     )
     inside = sight.window_reach(table, s, g, index=ix)
-    lines = _with_blockers(ix, ranks, need, inside, lines)
+    ids, rank_list, need_list = ix.ids, ranks.tolist(), need.tolist()
+    reach = [x.tolist() for x in inside]
+    smaller = [
+        tuple([ids[p] for p in near if rank_list[p] < least])
+        for near, least in zip(reach, need_list, strict=True)
+    ]
+    lines = _with_blockers(ix, ranks, need, reach, lines)
     closers = _needed(table, ix, ranks, need, s, g, lines)
     through = _through_windows(table, opts, ranks, need, s, g, lines)
     seen = [line.clear for line in lines]
     margins = los_margins(table, ix, ranks, need, s, g, seen, closers)
-    ids, rank_list, need_list = ix.ids, ranks.tolist(), need.tolist()
-    smaller = [
-        tuple([ids[p] for p in inside[i].tolist() if rank_list[p] < need_list[i]])
-        for i in range(len(lines))
-    ]
     return _rules(table, ends, smaller, closers, through, margins, lines)
 
 
@@ -190,7 +192,7 @@ def _with_blockers(
     ix: sight.SightIndex,
     ranks: np.ndarray,
     need: np.ndarray,
-    inside: Sequence[np.ndarray],
+    inside: Sequence[Sequence[int]],
     lines: Sequence[sight.ClearLine],
 ) -> list[sight.ClearLine]:
     """The blocked lines with what :func:`arbitre.sight.clear_lines` names when asked:
@@ -203,14 +205,16 @@ def _with_blockers(
         by_first.setdefault(x, []).append(j)
     ids, rank_list, need_list = ix.ids, ranks.tolist(), need.tolist()
     out = []
-    for i, line in enumerate(lines):
+    for line, near, least in zip(lines, inside, need_list, strict=True):
         if line.clear:
             out.append(line)
             continue
-        names = tuple(ids[p] for p in inside[i].tolist() if rank_list[p] >= need_list[i])
-        named = set(names)
-        touch = sorted(j for n in names for j in by_first.get(n, ()) if bridges[j][1] in named)
-        joined = tuple(bridges[j] for j in touch)
+        names = tuple([ids[p] for p in near if rank_list[p] >= least])
+        joined: tuple[tuple[str, str], ...] = ()
+        if by_first:
+            named = set(names)
+            touch = [j for n in names if n in by_first for j in by_first[n]]
+            joined = tuple([bridges[j] for j in sorted(touch) if bridges[j][1] in named])
         out.append(sight.ClearLine(line.observer, line.target, False, None, names, joined))
     return out
 
@@ -218,22 +222,6 @@ def _with_blockers(
 #: Where no piece closes a window alone, each two of at most this many pieces are asked
 #: whether they close it (the work of that grows as the square of the pieces).
 PAIRS_UP_TO = 16
-
-
-def _closing(
-    table: Table,
-    ix: sight.SightIndex,
-    s: np.ndarray,
-    g: np.ndarray,
-    asks: Sequence[tuple[int, tuple[int, ...]]],
-) -> list[tuple[int, tuple[int, ...]]]:
-    """The asks ``(pair i, pieces)`` whose pieces close pair i's window alone (one kernel
-    call: :func:`arbitre.rules.darkage_alone.closed_by`), in the order asked."""
-    if not asks:
-        return []
-    r = np.fromiter((i for i, _ in asks), np.int64, len(asks))
-    yes = closed_by(table, ix, s[r], g[r], [x for _, x in asks])
-    return [ask for ask, y in zip(asks, yes.tolist(), strict=True) if y]
 
 
 def _needed(
@@ -257,33 +245,50 @@ def _needed(
     two of them are asked the same (still cheap: two pieces' lines): a piece left out of
     some closing two is not needed, so only the pieces in every closing two are tried
     away. The exact S3 test without a piece runs only for the pieces these answers leave
-    open."""
+    open. Each kernel stops asking a pair once its answer is settled: after a second
+    piece closes the window alone, or once no piece is in every closing two
+    (:func:`arbitre.rules.darkage_alone.alone_counts`, ``in_every_closing_two``)."""
     where = {name: k for k, name in enumerate(ix.ids)}
     many = [i for i, line in enumerate(lines) if not line.clear and len(line.blockers) > 1]
     blocking = {i: [where[name] for name in lines[i].blockers] for i in many}
-    alone = _closing(table, ix, s, g, [(i, (k,)) for i in many for k in blocking[i]])
-    lone: dict[int, list[int]] = {i: [] for i in many}
-    for i, (k,) in alone:
-        lone[i].append(k)
-    none = [i for i in many if not lone[i] and len(blocking[i]) <= PAIRS_UP_TO]
-    twos: dict[int, list[tuple[int, ...]]] = {i: [] for i in none}
-    asks = [(i, two) for i in none for two in combinations(blocking[i], 2)]
-    for j, two in _closing(table, ix, s, g, asks):
-        twos[j].append(two)
+    # each piece alone, pair i's in index order: until two close the window alone
+    flat = [k for i in many for k in blocking[i]]
+    off = np.zeros(len(many) + 1, np.int64)
+    np.cumsum([len(blocking[i]) for i in many], out=off[1:])
+    pick = np.asarray(many, np.int64)
+    count, first = alone_counts(table, ix, s[pick], g[pick], off, flat)
+    # each two of them, where none closes the window alone: the pieces in every two
+    # that close it (every piece where none does)
+    none = [j for j, c in enumerate(count.tolist()) if c == 0]
+    few = [j for j in none if off[j + 1] - off[j] <= PAIRS_UP_TO]
+    kept: dict[int, list[int]] = {}
+    if few:
+        sub = np.asarray(few, np.int64)
+        lens = off[sub + 1] - off[sub]
+        sub_off = np.zeros(len(few) + 1, np.int64)
+        np.cumsum(lens, out=sub_off[1:])
+        take = np.repeat(off[sub] - sub_off[:-1], lens) + np.arange(int(sub_off[-1]))
+        pieces = np.asarray(flat, np.int64)[take]
+        flags = in_every_closing_two(table, ix, s[pick[sub]], g[pick[sub]], sub_off, pieces)
+        for n, j in enumerate(few):
+            lo, hi = int(sub_off[n]), int(sub_off[n + 1])
+            both = zip(pieces[lo:hi].tolist(), flags[lo:hi].tolist(), strict=True)
+            kept[j] = [k for k, f in both if f]
     rows: list[int] = []
     gone: list[int] = []
-    for i in many:
-        if len(lone[i]) > 1:
-            continue  # each closes it alone: without any one the window stays closed
-        tried = lone[i] or [k for k in blocking[i] if all(k in two for two in twos.get(i, ()))]
+    for j, (i, c, k1) in enumerate(zip(many, count.tolist(), first.tolist(), strict=True)):
+        if c > 1:
+            continue  # each of two closes it alone: without any one it stays closed
+        tried = [k1] if c == 1 else kept.get(j, blocking[i])
         for k in tried:
             rows.append(i)
             gone.append(k)
     opened: set[tuple[int, int]] = set()
     if rows:
         r = np.asarray(rows, np.int64)
-        models = table.models
-        pairs = [(models[int(s[i])].id, models[int(g[i])].id) for i in rows]
+        model_ids = [m.id for m in table.models]
+        sl, gl = s.tolist(), g.tolist()
+        pairs = [(model_ids[sl[i]], model_ids[gl[i]]) for i in rows]
         tests = sight.clear_lines(
             table,
             pairs,
@@ -300,7 +305,7 @@ def _needed(
             out.append(line.blockers)
             continue
         named = {n for n in line.blockers if (i, where[n]) in opened}
-        grown = True
+        grown = bool(line.joined)
         while grown:  # G4: what touches a closing piece is part of the same obstacle
             more = {y for x, y in line.joined if x in named} | {
                 x for x, y in line.joined if y in named

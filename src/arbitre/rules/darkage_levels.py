@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -151,19 +152,26 @@ class Near:
         return np.unique(np.concatenate([inside, self.polygonal])).astype(np.int64)
 
 
-def candidates(table: Table, found: Gaps, terrain: sight.SightIndex, erode: float) -> Near:
+def candidates(
+    table: Table,
+    found: Gaps,
+    terrain: sight.SightIndex,
+    erode: float,
+    common: Shared | None = None,
+) -> Near:
     """The pieces that may have a G4 bridge with a base on ``table`` offset by ``erode``
     (``terrain``: the terrain's part of that index): a superset of those of
     :func:`arbitre.sight.build_index`. A bridge joins two pieces that do not overlap,
     their gap at most the reach; the gaps are measured again on the offset pieces, with
-    room for rounding (only where the true gaps let them come that near)."""
+    room for rounding (only where the true gaps let them come that near). ``common``:
+    the table's shared arrays, when the caller has them (:func:`shared`)."""
     none = np.zeros(0, np.int64)
     reach = table.contact_tolerance + erode + 10 * _K.EPS
     if reach < -_K.EPS:  # no gap is that small without an overlap
         return Near(none.reshape(0, 2), none)
     lo, hi = -_K.EPS - _ROUND, reach + _ROUND
     nt = len(table.terrain)
-    _, r = sight.positions(table)
+    xy, r = (common.xy, common.r) if common is not None else sight.positions(table)
     rr = np.maximum(r - erode, 0.0)
     a, b, d = found.mm
     gap = d - rr[a] - rr[b]
@@ -177,14 +185,15 @@ def candidates(table: Table, found: Gaps, terrain: sight.SightIndex, erode: floa
     if len(m):
         edges = backend.piece_sizes(terrain.kind, terrain.eoff)[q]
         signed = backend.kernels(int(edges.sum()), "arbitre.kernels_darkage").outline_gaps(
-            np.ascontiguousarray(sight.positions(table)[0][m]),
+            np.ascontiguousarray(xy[m]),
             q,
             terrain.eoff,
             terrain.edges,
         )  # the centre's distance to the offset outline, negative inside
         near = np.abs(signed) - rr[m]
         ok = (signed >= -_ROUND) & (near >= lo) & (near <= hi)
-        polygonal = np.unique(m[ok | _terrain_shapes(table.terrain).odd[q]]).astype(np.int64)
+        odd = common.odd if common is not None else _terrain_shapes(table.terrain).odd
+        polygonal = np.unique(m[ok | odd[q]]).astype(np.int64)
     return Near(np.vstack(pairs).astype(np.int64).reshape(-1, 2), polygonal)
 
 
@@ -215,24 +224,69 @@ def _terrain_part(bare: Table, solid: frozenset[str], erode: float) -> sight.Sig
     return sight.build_index(bare, solid=solid, erode=erode)
 
 
+#: How many indexes of the few bases near a polygon :func:`_near_index` keeps (a
+#: table's levels need at most one each; the last few tables').
+_NEAR_KEEP = 48
+
+_near_kept: OrderedDict[tuple[object, ...], sight.SightIndex] = OrderedDict()
+_near_lock = threading.Lock()
+
+
+def _near_index(
+    table: Table, common: Shared, keep: np.ndarray, solid: frozenset[str], erode: float
+) -> sight.SightIndex:
+    """``sight.build_index(sub, solid=solid, erode=erode)`` of ``sub``, the copy of
+    ``table`` holding only its bases ``keep`` (those near a piece), kept by what it
+    depends on (the terrain, those bases' ids, centres and radii, the contact tolerance
+    and the beam, as :func:`arbitre.sight.sight_index` keys its own): on the page a drag
+    moves one model, and the levels of the next ruling find the same few bases again
+    unless it is one."""
+    ids = common.ids
+    key = (
+        table.terrain,
+        tuple([ids[k] for k in keep.tolist()]),
+        common.xy[keep].tobytes(),
+        common.r[keep].tobytes(),
+        float(table.contact_tolerance),
+        float(table.beam),
+        solid,
+        float(erode),
+    )
+    with _near_lock:
+        found = _near_kept.get(key)
+        if found is not None:
+            _near_kept.move_to_end(key)
+            return found
+    sub = replace(table, models=tuple(table.models[k] for k in keep.tolist()))
+    found = sight.build_index(sub, solid=solid, erode=erode)
+    with _near_lock:
+        _near_kept[key] = found
+        while len(_near_kept) > _NEAR_KEEP:
+            _near_kept.popitem(last=False)
+    return found
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class Shared:
     """What every level of a table shares: the near pairs (:func:`gaps`), the table
     without its models under no name (the terrain's key), the bases' ids, centres and
-    radii."""
+    radii, and the terrain's odd footprints."""
 
     found: Gaps
     bare: Table
     ids: tuple[str, ...]
     xy: np.ndarray
     r: np.ndarray
+    #: Which terrain pieces have a footprint GEOS finds invalid (:class:`_TerrainShapes`).
+    odd: np.ndarray
 
 
 def shared(table: Table, within: float) -> Shared:
     """:class:`Shared` for ``table``, its near pairs within ``within`` mm."""
     xy, r = sight.positions(table)
     bare = replace(table, models=(), name="")
-    return Shared(gaps(table, within), bare, tuple(m.id for m in table.models), xy, r)
+    odd = _terrain_shapes(table.terrain).odd
+    return Shared(gaps(table, within), bare, tuple(m.id for m in table.models), xy, r, odd)
 
 
 def level_index(
@@ -242,7 +296,7 @@ def level_index(
     terrain's part packed once, every base packed here, and the bridges measured only
     on a copy holding the bases :func:`candidates` names (see the module)."""
     tp = _terrain_part(common.bare, solid, float(erode))
-    near = candidates(table, common.found, tp, erode)
+    near = candidates(table, common.found, tp, erode, common)
     nt = tp.n_terrain
     n = len(common.ids)
     xy = common.xy
@@ -258,8 +312,7 @@ def level_index(
     full: tuple[np.ndarray, ...] = tp.full if len(ends) else ()
     if len(near.polygonal):  # a copy of the table with those bases measures them
         keep = near.models(nt)
-        sub = replace(table, models=tuple(table.models[k] for k in keep.tolist()))
-        built = sight.build_index(sub, solid=solid, erode=erode)
+        built = _near_index(table, common, keep, solid, erode)
         ends = built.bridge_ends.copy()
         if len(ends):
             renumber = np.concatenate([np.arange(nt), nt + keep]).astype(np.int64)

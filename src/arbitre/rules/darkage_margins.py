@@ -14,7 +14,9 @@ The bound comes from the exact S3 test run on grown or shrunk copies of the tabl
   by less than ``m`` opens no line: any clear line after the move lies within ``m`` of
   a line that would clear the shrunk pieces.
 
-``m`` is searched among :data:`LEVELS` (a bisection over them, the widest first): the
+``m`` is searched among :data:`LEVELS` (the widest first, then the next widest, where
+most margins of a crowded table lie, then a bisection over the rest; the test holds at
+every level below one it holds at, so the order only chooses how many rounds): the
 margin is the largest level the test passes, 0 when even the smallest fails, and at most
 the largest (a margin of :data:`LEVELS[-1]` means at least that much). ``margin_test``
 names the pieces that decide: those reaching into the window once grown by the first
@@ -71,14 +73,22 @@ def _tests(
     g: np.ndarray,
     visible: np.ndarray,
     slot: np.ndarray,
-    closers: Sequence[Sequence[int]],
+    off: np.ndarray,
+    piece: np.ndarray,
+    packs: dict[int, _Pack] | None = None,
 ) -> np.ndarray:
     """Whether each pair of model indices ``(s[i], g[i])`` keeps its answer
-    ``visible[i]`` on the offset index ``slot[i]`` (one kernel call for them all)."""
+    ``visible[i]`` on the offset index ``slot[i]`` (one kernel call for them all), pair
+    i not in sight asked first with only the pieces ``piece[off[i]:off[i + 1]]``
+    (``packs``: the offset indexes packed by earlier rounds, by slot, kept there)."""
     found = levels(table, LEVELS[-1])
     used = np.unique(slot).tolist()
     where = np.full(2 * len(LEVELS), -1, np.int64)
-    parts = [_packed(found.index(solid, _erode(k)), ranks) for k in used]
+    packs = {} if packs is None else packs
+    for k in used:
+        if k not in packs:
+            packs[k] = _packed(found.index(solid, _erode(k)), ranks)
+    parts = [packs[k] for k in used]
     where[used] = np.arange(len(used))
     start = np.zeros(len(parts) + 1, np.int64)
     np.cumsum([len(p[0]) for p in parts], out=start[1:])
@@ -87,10 +97,6 @@ def _tests(
         [p[3][:-1] + e for p, e in zip(parts, first_edge.tolist(), strict=True)]
         + [np.asarray([sum(len(p[4]) for p in parts)], np.int64)]
     )
-    counts = np.fromiter((len(x) for x in closers), np.int64, len(closers))
-    off = np.zeros(len(closers) + 1, np.int64)
-    np.cumsum(counts, out=off[1:])
-    piece = np.fromiter((k for x in closers for k in x), np.int64, int(off[-1]))
     xyr = darkage_alone.xyr(table)
     ix0 = found.index(solid, _erode(used[0]))
     nt = ix0.n_terrain
@@ -121,9 +127,11 @@ def _tests(
     )
 
 
-def _packed(
-    ix: sight.SightIndex, ranks: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]:
+#: An offset index packed for :func:`_tests` (see :func:`_packed`).
+_Pack = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]
+
+
+def _packed(ix: sight.SightIndex, ranks: np.ndarray) -> _Pack:
     """An index's arrays for :func:`_tests`: kind, disc, bbox, eoff, edges (the bridges
     after the real pieces), the D4 rank of every kernel piece (a bridge: the lower of
     its ends', as :func:`arbitre.sight.clear_lines` ranks it) and one pair's S3 work."""
@@ -151,12 +159,31 @@ def los_margins(
     solid = _solid(ix, table)
     n = len(s)
     where = {name: k for k, name in enumerate(ix.ids)}  # every offset index numbers alike
-    sets = [tuple(where[name] for name in c) for c in closers]
+    # the closing pieces of each pair not in sight, one after another (CSR)
+    known: dict[tuple[str, ...], list[int]] = {}
+    flat: list[int] = []
+    counts = np.zeros(n, np.int64)
+    for i, (seen, c) in enumerate(zip(visible.tolist(), closers, strict=True)):
+        if seen or not c:
+            continue
+        ks = known.get(c)
+        if ks is None:
+            ks = known[c] = [where[name] for name in c]
+        flat.extend(ks)
+        counts[i] = len(ks)
+    first = np.zeros(n + 1, np.int64)
+    np.cumsum(counts, out=first[1:])
+    every = np.asarray(flat, np.int64)
     lo = np.full(n, -1, np.int64)  # index of the largest level passed (-1: none)
     hi = np.full(n, len(LEVELS), np.int64)  # index of the smallest level failed
     mid = np.full(n, len(LEVELS) - 1, np.int64)  # the widest first: most settle there
     todo = np.arange(n)
+    packs: dict[int, _Pack] = {}
     while len(todo):
+        size = counts[todo]
+        off = np.zeros(len(todo) + 1, np.int64)
+        np.cumsum(size, out=off[1:])
+        take = np.repeat(first[todo] - off[:-1], size) + np.arange(int(off[-1]))
         ok = _tests(
             table,
             solid,
@@ -166,22 +193,31 @@ def los_margins(
             g[todo],
             visible[todo],
             _slot(visible[todo], mid[todo]),
-            [sets[i] if not visible[i] else () for i in todo.tolist()],
+            off,
+            every[take],
+            packs,
         )
         lo[todo[ok]] = mid[todo[ok]]
         hi[todo[~ok]] = mid[todo[~ok]]
         todo = np.flatnonzero(hi - lo > 1)
         mid = (lo + hi) // 2
+        # failed at the widest only: the next widest next, where most of the rest settle
+        mid[(lo < 0) & (hi == len(LEVELS) - 1)] = len(LEVELS) - 2
     close_call = shared_options(table).close_call
     names = _deciding(table, solid, ranks, need, s, g, visible, hi, closers)
     out = []
-    for i in range(n):
-        mm = 0.0 if lo[i] < 0 else LEVELS[int(lo[i])]
-        if visible[i]:
-            test = "clear line past " + " ".join(names[i]) if names[i] else "clear line"
-        else:
-            test = "closed window " + " ".join(names[i])
-        out.append(Margin(mm, test.strip(), mm < close_call))
+    made: dict[tuple[int, bool, tuple[str, ...]], Margin] = {}
+    for passed, seen, deciding in zip(lo.tolist(), visible.tolist(), names, strict=True):
+        key = (passed, seen, deciding)
+        margin = made.get(key)
+        if margin is None:
+            mm = 0.0 if passed < 0 else LEVELS[passed]
+            if seen:
+                test = "clear line past " + " ".join(deciding) if deciding else "clear line"
+            else:
+                test = "closed window " + " ".join(deciding)
+            margin = made[key] = Margin(mm, test.strip(), mm < close_call)
+        out.append(margin)
     return out
 
 

@@ -136,12 +136,14 @@ def _rulings(
     if not pairs:
         return []
     close = shared_options(table).close_call
+    # measured with the collector running: the first ask of a process loads the kernels
+    # here (numba's modules, ~100,000 objects), which paused would all be young at once
+    m = measure_pairs(table, pairs, margins=margins, rows=rows)
+    shares = np.full(len(pairs), np.nan)
+    if fractions:
+        shares = _fractions(table, pairs, m)
+    every = shares.tolist()
     with _no_collection():
-        m = measure_pairs(table, pairs, margins=margins, rows=rows)
-        shares = np.full(len(pairs), np.nan)
-        if fractions:
-            shares = _fractions(table, pairs, m)
-        every = shares.tolist()
         out: list[LosRuling | None] = [None] * len(pairs)
         plains = plain_rows(m) if plain else []
         if plains:  # the pairs at no window, in one pass
@@ -173,9 +175,11 @@ def _rulings(
 
 @contextmanager
 def _no_collection() -> Iterator[None]:
-    """The cyclic garbage collector paused while the pairs are measured and ruled: they
-    make no cycles, and its passes over the many young objects (crossings, reasons,
-    texts) cost about a fifth of the time of thousands of pairs."""
+    """The cyclic garbage collector paused while the pairs are ruled: they make no
+    cycles, and its passes over the many young objects (crossings, reasons, texts) cost
+    about a fifth of the time of thousands of pairs. Only objects of the rulings are made
+    while it is paused (not the kernels' first load: a collection of them all at once,
+    then again in the next generation, paused a later ask for ~60 ms each)."""
     paused = gc.isenabled()
     gc.disable()
     try:

@@ -16,6 +16,7 @@ exactly with numpy.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -222,8 +223,12 @@ def near_batches(
         sa = ix.n_terrain + s[rows]
         sb = ix.n_terrain + g[rows]
         cap = 32  # above the count of nearly every line: one kernel call
+        k = backend.kernels(len(rows) * ix.work())
+        # interpreted, the kernel's loops over segments and pieces are most of a small
+        # job's time: its numpy twin measures them all at once (the same floats)
+        nearby = sight.line_nearby_numpy if k is backend.interpreted() else k.line_nearby
         while True:
-            found = backend.kernels(len(rows) * ix.work()).line_nearby(
+            found = nearby(
                 segs[rows], sa, sb, kind, disc, eoff, edges, bbox, ix.n_pieces, small,
                 half, half + REACH + 1.0, close, SAMPLES, cap,
             )  # fmt: skip
@@ -310,11 +315,43 @@ def terrain_shapes(table: Table) -> tuple[BaseGeometry, ...]:
     return shapes
 
 
+#: The gaps measured lately, by the content of their two pieces (a base: its centre and
+#: radius; a terrain piece: itself), most recent last: a dragged model's gaps are measured
+#: again, the others' are found here.
+_GAPS: dict[tuple[object, object], float] = {}
+_GAPS_KEEP = 20_000
+_GAPS_LOCK = threading.Lock()
+
+
 def gaps_between(table: Table, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
     """The gap (mm) between each two pieces or bases named (negative where bases overlap;
-    0 where a base and a polygon meet), measured in one vectorised call."""
+    0 where a base and a polygon meet), measured in one vectorised call; the gaps of
+    pieces measured lately (:data:`_GAPS`) are not measured again."""
     if not pairs:
         return {}
+    models = {m.id: m for m in table.models}
+    pieces = {t.id: t for t in table.terrain}
+
+    def content(ident: str) -> object:
+        m = models.get(ident)
+        return pieces[ident] if m is None else (m.at.x, m.at.y, m.base.radius)
+
+    keys = [(content(p), content(q)) for p, q in pairs]
+    with _GAPS_LOCK:
+        known = [_GAPS.get(key) for key in keys]
+    missing = [i for i, v in enumerate(known) if v is None]
+    if missing:
+        measured = _measure_gaps(table, [pairs[i] for i in missing])
+        with _GAPS_LOCK:
+            for i in missing:
+                known[i] = _GAPS[keys[i]] = measured[pairs[i]]
+            while len(_GAPS) > _GAPS_KEEP:
+                del _GAPS[next(iter(_GAPS))]
+    return {pq: float(v) for pq, v in zip(pairs, known, strict=True)}  # type: ignore[arg-type]
+
+
+def _measure_gaps(table: Table, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], float]:
+    """:func:`gaps_between`, every gap measured."""
     models = {m.id: m for m in table.models}
     pieces = {t.id: k for k, t in enumerate(table.terrain)}
     shaped = terrain_shapes(table)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -518,12 +519,56 @@ def _small_contacts(
     return _contacts_of(table, crossed)
 
 
+#: F4 measured lately, by terrain and contact tolerance, then by base (centre, radius)
+#: and piece id: whether the base touches the piece, and the gap (mm). A base's contacts
+#: depend on nothing else: a dragged model's are measured again, the others' found here.
+_TOUCH: dict[
+    tuple[tuple[Terrain, ...], float], dict[tuple[float, float, float, str], tuple[bool, float]]
+] = {}
+_TOUCH_TERRAINS = 4
+_TOUCH_PAIRS = 20_000
+_TOUCH_LOCK = threading.Lock()
+
+
 def _contacts_of(
     table: Table, crossed: Sequence[tuple[str, str]]
 ) -> tuple[dict[tuple[str, str], bool], dict[tuple[str, str], float]]:
-    """F4 for these ``(target, small piece)`` pairs: touching, and the gap (mm)."""
+    """F4 for these ``(target, small piece)`` pairs: touching, and the gap (mm); those
+    measured lately (:data:`_TOUCH`) are not measured again."""
     if not crossed:
         return {}, {}
+    keys = []
+    for m, p in crossed:
+        model = table.model(m)
+        keys.append((model.at.x, model.at.y, model.base.radius, p))
+    where = (table.terrain, float(table.contact_tolerance))
+    with _TOUCH_LOCK:
+        known = _TOUCH.pop(where, None)
+        if known is None:
+            known = {}
+        _TOUCH[where] = known  # the most recent last
+        while len(_TOUCH) > _TOUCH_TERRAINS:
+            del _TOUCH[next(iter(_TOUCH))]
+        found = [known.get(k) for k in keys]
+    missing = [i for i, f in enumerate(found) if f is None]
+    if missing:
+        touch, gaps = _measure_contacts(table, [crossed[i] for i in missing])
+        with _TOUCH_LOCK:
+            for i in missing:
+                found[i] = known[keys[i]] = (touch[crossed[i]], gaps[crossed[i]])
+            while len(known) > _TOUCH_PAIRS:
+                del known[next(iter(known))]
+    both = [f for f in found if f is not None]
+    return (
+        {mp: f[0] for mp, f in zip(crossed, both, strict=True)},
+        {mp: f[1] for mp, f in zip(crossed, both, strict=True)},
+    )
+
+
+def _measure_contacts(
+    table: Table, crossed: Sequence[tuple[str, str]]
+) -> tuple[dict[tuple[str, str], bool], dict[tuple[str, str], float]]:
+    """:func:`_contacts_of`, every pair measured."""
     models = sorted({m for m, _ in crossed})
     pieces = sorted({p for _, p in crossed})
     row = {m: j for j, m in enumerate(models)}

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
@@ -23,7 +24,7 @@ from shapely.geometry.base import BaseGeometry
 
 from arbitre import sight
 from arbitre.geometry import EPS, Point, WallFootprint, Window
-from arbitre.table import Table
+from arbitre.table import Table, Terrain
 
 #: A window of a wall: ``(wall id, window index)``, as :func:`arbitre.sight.sight_index`
 #: takes it in ``openings``.
@@ -113,22 +114,62 @@ def _window_gaps(
     return windows, which, near, gaps
 
 
+#: The window contacts of the bases seen lately, by terrain and contact tolerance, then
+#: by base (centre and radius): a base's contacts depend on nothing else, so a dragged
+#: model's are measured again and the others' found here. Few terrains, many bases.
+_CONTACTS: dict[
+    tuple[tuple[Terrain, ...], float],
+    dict[tuple[float, float, float], tuple[tuple[str, int, Window, float], ...]],
+] = {}
+_CONTACTS_TERRAINS = 4
+_CONTACTS_BASES = 10_000
+_CONTACTS_LOCK = threading.Lock()
+
+
 def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     """For each model touching a wall at a window (G4 contact with the window's part of
-    the wall, :func:`arbitre.sight.in_contact`), the windows it stands at."""
-    found: dict[str, list[WindowContact]] = {}
+    the wall, :func:`arbitre.sight.in_contact`), the windows it stands at. The bases
+    measured lately are not measured again (:data:`_CONTACTS`)."""
     xy, radii = sight.positions(table)
     if not len(xy):
         return {}
     tol = table.contact_tolerance
-    windows, which, near, gaps = _window_gaps(table, xy, radii, np.arange(len(xy)), tol)
+    bases = [(x, y, r) for (x, y), r in zip(xy.tolist(), radii.tolist(), strict=True)]
+    with _CONTACTS_LOCK:
+        known = _CONTACTS.pop((table.terrain, tol), None)
+        if known is None:
+            known = {}
+        _CONTACTS[(table.terrain, tol)] = known  # the most recent last
+        while len(_CONTACTS) > _CONTACTS_TERRAINS:
+            del _CONTACTS[next(iter(_CONTACTS))]
+        found = [known.get(b) for b in bases]
+    missing = [i for i, f in enumerate(found) if f is None]
+    if missing:
+        measured = _measure_contacts(table, xy, radii, np.asarray(missing, np.int64), tol)
+        with _CONTACTS_LOCK:
+            for i in missing:
+                found[i] = known[bases[i]] = measured.get(i, ())
+            while len(known) > _CONTACTS_BASES:
+                del known[next(iter(known))]
+    out: dict[str, tuple[WindowContact, ...]] = {}
+    for model, at in zip(table.models, found, strict=True):
+        if at:
+            out[model.id] = tuple(WindowContact(model.id, *c) for c in at)
+    return out
+
+
+def _measure_contacts(
+    table: Table, xy: np.ndarray, radii: np.ndarray, rows: np.ndarray, tol: float
+) -> dict[int, tuple[tuple[str, int, Window, float], ...]]:
+    """The window contacts of the bases ``rows`` (model indices), each in window order:
+    ``(wall, window index, window, gap)``."""
+    windows, which, near, gaps = _window_gaps(table, xy, radii, rows, tol)
     hit = np.flatnonzero(sight.in_contact(gaps, tol)).tolist()
+    found: dict[int, list[tuple[str, int, Window, float]]] = {}
     for w, i, gap in zip(which[hit].tolist(), near[hit].tolist(), gaps[hit].tolist(), strict=True):
         wall, k, fp = windows[w]
-        model = table.models[i].id
-        found.setdefault(model, []).append(WindowContact(model, wall, k, fp.windows[k], gap))
-    order = {m.id: i for i, m in enumerate(table.models)}
-    return {m: tuple(found[m]) for m in sorted(found, key=order.__getitem__)}
+        found.setdefault(i, []).append((wall, k, fp.windows[k], gap))
+    return {i: tuple(cs) for i, cs in found.items()}
 
 
 def window_slice(fp: WallFootprint, k: int) -> BaseGeometry:
