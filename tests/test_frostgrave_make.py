@@ -53,3 +53,19 @@ def test_a_class_it_cannot_make_faithfully_is_refused() -> None:
     for cls in (Unslotted, Checked, int):
         with pytest.raises(TypeError):
             mk.maker(cls)
+
+
+def test_a_field_named_like_the_makers_own_locals_is_made_right() -> None:
+    """A field named ``x``, ``new``, ``cls`` or ``set_x`` does not shadow what the maker
+    itself uses (``i18n.At`` has a field ``x``)."""
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Clash:
+        x: float
+        new: str
+        cls: int
+        set_x: tuple[int, ...]
+
+    made = mk.maker(Clash)(1.5, "n", 3, (4,))
+    assert made == Clash(1.5, "n", 3, (4,))
+    assert made.x == 1.5 and made.set_x == (4,)

@@ -28,10 +28,14 @@ def maker(cls: type[T]) -> Callable[..., T]:
     names = [f.name for f in dataclasses.fields(cls)]
     if set(names) != set(getattr(cls, "__slots__", ())):
         raise TypeError(f"{cls.__name__}: its fields are not its slots")
-    scope: dict[str, Any] = {"new": object.__new__, "cls": cls}
-    scope.update({f"set_{n}": getattr(cls, n).__set__ for n in names})
-    body = "".join(f"    set_{n}(x, {n})\n" for n in names)
-    exec(f"def make({', '.join(names)}):\n    x = new(cls)\n{body}    return x\n", scope)
+    if any(n.startswith("__m_") for n in names):
+        raise TypeError(f"{cls.__name__}: a field's name clashes with the maker's own")
+    # the maker's own names start with __m_ so that no field (``x``, ``cls``...) shadows them
+    scope: dict[str, Any] = {"__m_new": object.__new__, "__m_cls": cls}
+    scope.update({f"__m_set_{n}": getattr(cls, n).__set__ for n in names})
+    body = "".join(f"    __m_set_{n}(__m_made, {n})\n" for n in names)
+    head = f"def make({', '.join(names)}):\n    __m_made = __m_new(__m_cls)\n"
+    exec(f"{head}{body}    return __m_made\n", scope)
     made: Callable[..., T] = scope["make"]
     return made
 
