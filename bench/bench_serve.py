@@ -7,8 +7,10 @@ along a path, while the page looks at a shooter, is timed from the message sent 
 last of its replies received (the model moved and the view's rulings: JSON 2). Two views:
 the Frostgrave shooter's lines of sight (``los``) and the Mordheim targets panel
 (``targets``). Printed per view: the round trip's median and p95, the server's own time
-(session and engine: the replies' ``ms``), and the bytes a move brings back (its answer
-is a patch of the last one) against the whole answer's. The baseline is the bare
+(session and engine: the replies' ``ms``), the engine's part of it (``ask`` alone: the
+answer's ``engine_ms``; the rest is the session's JSON, patch and warnings), and the
+bytes a move brings back (its answer is a patch of the last one) against the whole
+answer's. The baseline is the bare
 ``/echo`` endpoint with a message of a move's size: the cost of the socket alone.
 Targets: p95 < 30 ms at 50 models, < 60 ms at 200. The drag never visits a spot twice
 (every answer is the engine's work); a ``back`` row then drags the model back over its
@@ -79,11 +81,13 @@ def _until_last(ws: ClientConnection) -> dict[str, Any]:
 
 class Drag:
     """What a scripted drag measured: per move, the round trip (ms), the server's own
-    time (the session and the engine, ms: the replies' ``ms``) and the bytes received."""
+    time (the session and the engine, ms: the replies' ``ms``), the engine's (``ask``
+    alone: ``engine_ms``) and the bytes received."""
 
     def __init__(self) -> None:
         self.times: list[float] = []
         self.server: list[float] = []
+        self.engine: list[float] = []
         self.sizes: list[int] = []
 
 
@@ -115,6 +119,7 @@ def _drag(ws: ClientConnection, doc: dict[str, Any], path: list[tuple[float, flo
                 break
         out.times.append((time.perf_counter() - start) * 1000)
         out.server.append(float(last.get("ms", 0.0)))
+        out.engine.append(float(last.get("engine_ms", 0.0)))
         out.sizes.append(size)
         if last["type"] == "error":
             raise RuntimeError(last["message"])
@@ -151,7 +156,7 @@ def main() -> None:
     print(f"engine at commit {commit or '?'} (plus any uncommitted change), load {_load()}")
     print(
         f"{'table':>10} {'view':>10} {'median ms':>10} {'p95 ms':>8} {'target':>7}     "
-        f"{'server ms':>9}  bytes per move (whole answer)"
+        f"{'server ms':>9} {'engine ms':>9} {'session':>7}  bytes per move (whole answer)"
     )
     try:
         for models in args.sizes:
@@ -173,10 +178,14 @@ def main() -> None:
                     target = TARGET_P95_MS.get(models)
                     ok = "" if target is None else ("ok" if p95 < target else "SLOW")
                     per_move = round(statistics.median(drag.sizes))
+                    own = statistics.median(drag.server)
+                    engine = statistics.median(drag.engine)
+                    pairs = zip(drag.server, drag.engine, strict=True)
+                    session = statistics.median(s - e for s, e in pairs)
                     print(
                         f"{models:>4} models {question:>10} {median:>10.1f} {p95:>8.1f} "
-                        f"{target or '-':>7} {ok:<4} {statistics.median(drag.server):>9.1f}  "
-                        f"{per_move:,} ({size:,})"
+                        f"{target or '-':>7} {ok:<4} {own:>9.1f} {engine:>9.1f} "
+                        f"{session:>7.1f}  {per_move:,} ({size:,})"
                     )
                     # the same model dragged back over the last spots of its path: the
                     # answers kept by table content (the session's Answers)

@@ -87,9 +87,14 @@ def test_frostgrave_map_agrees_with_los_on_random_tables() -> None:
     assert _agree("frostgrave", range(100), 2) >= 120
 
 
-def test_mordheim_map_agrees_with_los_on_random_tables() -> None:
-    """M1 (seen when some of the base is, S2 > 0) and M8 (cover when some is hidden)."""
-    assert _agree("mordheim", range(100, 200), 1) >= 50
+@pytest.mark.parametrize(
+    ("tables", "least"),
+    [pytest.param(30, 20, id="30"), pytest.param(100, 50, id="100", marks=pytest.mark.slow)],
+)
+def test_mordheim_map_agrees_with_los_on_random_tables(tables: int, least: int) -> None:
+    """M1 (seen when some of the base is, S2 > 0) and M8 (cover when some is hidden):
+    30 seeded tables in the everyday run, 100 under ``slow``."""
+    assert _agree("mordheim", range(100, 100 + tables), 1) >= least
 
 
 def test_mordheim_cells_are_ruled_at_their_centres() -> None:

@@ -276,6 +276,46 @@ def test_undo_and_redo(page: Page) -> None:
     assert info["type"] == "info"
 
 
+def test_a_move_says_whether_it_can_be_undone(page: Page) -> None:
+    """The toolbar's Undo follows a drag: the ``moved`` reply says there is a step to undo
+    (the subject, which says it too, is not sent again for a move)."""
+    assert page.subject["can_undo"] is False
+    moved, _ = page.send(type="move", id="thug", x=100.0, y=100.0)
+    assert (moved["can_undo"], moved["can_redo"]) == (True, False)
+    page.send(type="undo")
+    moved, _ = page.send(type="move", id="thug", x=120.0, y=100.0, drop=True, snap=False)
+    assert (moved["can_undo"], moved["can_redo"]) == (True, False)  # a new move: no redo
+
+
+def test_an_answer_says_the_engine_s_part_of_the_server_s_time(page: Page) -> None:
+    """``engine_ms`` is the engine's ``ask`` alone (within the reply's ``ms``, which
+    adds the session's JSON and patch); an answer kept by table content asks nothing."""
+    (first,) = page.send(type="view", question="los", shooter="elementalist")
+    assert 0 < first["engine_ms"] <= first["ms"]
+    page.send(type="move", id="thug", x=100.0, y=100.0, drop=True, snap=False)
+    _, kept = page.send(type="undo")  # the demo as it was: its answer is kept
+    assert kept["engine_ms"] == 0 and kept["answer"] == first["answer"]
+
+
+def test_a_model_dropped_inside_the_tower_is_warned_with_its_ids(page: Page) -> None:
+    """A drop inside the blocking tower: the ``moved`` reply lists the engine's warning
+    (:func:`arbitre.sanity.warnings` of the moved table) with the ids the page marks on
+    the board and its words without the scenario path (``models[8]: ``); undo and the
+    demo as it was have none."""
+    from arbitre import sanity
+
+    at = (24.5 * INCH, 10.5 * INCH)  # the tower: 22-27 x 8-13 in
+    moved, _ = page.send(type="move", id="witch", x=at[0], y=at[1], drop=True, snap=False)
+    expect = sanity.warnings(DEMO.moved("witch", Point(*at)))
+    assert [w["ids"] for w in moved["warnings"]] == [list(c.ids) for c in expect]
+    (inside,) = [w for w in moved["warnings"] if w["ids"] == ["witch", "tower"]]
+    assert inside["text"].startswith("witch stands inside blocking terrain tower")
+    assert inside["where"] == f"models[{DEMO.model_index('witch')}]"
+    assert not inside["text"].startswith("models[")
+    subject, _ = page.send(type="undo")
+    assert subject["warnings"] == [] and page.subject["warnings"] == []
+
+
 def test_measure_edge_and_centre(page: Page) -> None:
     (m,) = page.send(type="measure", a="archer", b="hunter")
     a, b = DEMO.model("archer"), DEMO.model("hunter")

@@ -46,6 +46,7 @@ overlap a piece, the windows' sides) is found once a table.
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -58,6 +59,7 @@ from shapely.geometry.base import BaseGeometry
 
 from arbitre import backend, sight
 from arbitre.geometry import CircleFootprint, WallFootprint
+from arbitre.maps import scan
 from arbitre.maps.pieces import (
     Pieces,
     Subject,
@@ -75,6 +77,7 @@ from arbitre.maps.shadows import (
     held,
     join,
     polygon_parts,
+    seen_region,
     shadows_and_cones,
 )
 from arbitre.rules.frostgrave_windows import beside_window
@@ -84,6 +87,8 @@ from arbitre.table import Table
 EMPTY = shapely.Polygon()
 #: How far (mm) beyond the rectangle they matter in the shadows are clipped.
 CLIP_MARGIN = 1.0
+#: Less area than this (mm²) the walls shut take from the clear region is rounding (M12).
+SLIVER = 1e-9
 
 
 def _robust(op: Callable[..., Any], a: Any, b: Any) -> Any:
@@ -223,6 +228,12 @@ class _Shades:
     inside: np.ndarray
     origin: tuple[float, float]
     cones: Cones
+    #: The points of the near arcs, and the shadow each belongs to (sorted): the parts as
+    #: drawn, for :meth:`seen`; the shadows numbered as they were when found, ``live``
+    #: saying which of those these are, in order (None: all; chosen only when asked).
+    arc: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros((0, 2)))
+    arc_of: np.ndarray = dataclasses.field(default_factory=lambda: np.zeros(0, np.int64))
+    live: np.ndarray | None = None
 
     @staticmethod
     def of(
@@ -239,8 +250,9 @@ class _Shades:
             max(where[2], float(np.max(g[:, 0] + g[:, 2]))),
             max(where[3], float(np.max(g[:, 1] + g[:, 2]))),
         )
-        polys, inside, cones = shadows_and_cones(origin, parts, far)
-        return _Shades(parts.owner, polys, inside, origin, cones)
+        arcs: list[tuple[np.ndarray, np.ndarray]] = []
+        polys, inside, cones = shadows_and_cones(origin, parts, far, arcs=arcs)
+        return _Shades(parts.owner, polys, inside, origin, cones, *arcs[0])
 
     def select(self, pieces: np.ndarray) -> _Shades:
         """The shadows of the pieces flagged in ``pieces`` (a mask by piece index)."""
@@ -248,25 +260,64 @@ class _Shades:
 
     def take(self, keep: np.ndarray) -> _Shades:
         """The shadows flagged in ``keep`` (a mask over them)."""
+        live = np.arange(len(self.polys)) if self.live is None else self.live
         return _Shades(
             self.owner[keep],
             self.polys[keep],
             self.inside[keep],
             self.origin,
             self.cones.select(keep),
+            self.arc,
+            self.arc_of,
+            live[keep],
         )
 
+    def arcs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The points of the near arcs of these shadows, and which of them (in order)
+        each belongs to."""
+        if self.live is None:
+            return self.arc, self.arc_of
+        at = np.full(int(self.arc_of[-1]) + 1 if len(self.arc_of) else 0, -1, np.int64)
+        at[self.live] = np.arange(len(self.live))  # ascending: a mask's choice, in order
+        mine = at[self.arc_of] >= 0
+        return self.arc[mine], at[self.arc_of[mine]]
+
     def plus(self, other: _Shades) -> _Shades:
+        arc, arc_of = self.arcs()
+        more, more_of = other.arcs()
         return _Shades(
             np.concatenate([self.owner, other.owner]),
             np.concatenate([self.polys, other.polys]),
             np.concatenate([self.inside, other.inside]),
             self.origin,
             Cones.join([self.cones, other.cones]),
+            np.concatenate([arc, more]),
+            np.concatenate([arc_of, more_of + len(self.polys)]),
         )
 
     def union(self, where: tuple[float, float, float, float]) -> BaseGeometry:
         return _union_within(self.origin, self.polys, self.inside, self.cones, where)
+
+    def shadow(self, where: tuple[float, float, float, float]) -> BaseGeometry:
+        """:meth:`union`; of more than two shadows, the rectangle :data:`CLIP_MARGIN`
+        wider than ``where`` less what the origin sees there (:meth:`seen`, one overlay
+        instead of a union), the same up to rounding."""
+        if len(self.polys) > 2 and not self.inside.any():
+            c = CLIP_MARGIN
+            wider = (where[0] - c, where[1] - c, where[2] + c, where[3] + c)
+            found = seen_region(self.origin, *self.arcs(), wider)
+            if found is not None:
+                return difference(shapely.box(*wider), found)
+        return self.union(where)
+
+    def seen(self, where: tuple[float, float, float, float]) -> BaseGeometry:
+        """The rectangle ``where`` less the shadows' union: the nearest part along every
+        ray (:func:`~arbitre.maps.shadows.seen_region`, the same up to rounding), or the
+        union taken away when that cannot say."""
+        found = None
+        if not self.inside.any() and len(self.polys):
+            found = seen_region(self.origin, *self.arcs(), where)
+        return difference(shapely.box(*where), self.union(where)) if found is None else found
 
 
 def _mask(pc: Pieces, subject: Subject, shooter: int, base: np.ndarray) -> np.ndarray:
@@ -313,8 +364,7 @@ def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
         shades = shades.plus(_Shades.of(origin, opening, where))
         for w in ws:  # F5: +1 for the wall to the lines going out through its window
             out_through.append(((k, w), _blocked(origin, _slice_parts(table, k, w), where)))
-    blocked = shades.union(where)
-    seen = difference(box_shape(table), blocked)
+    seen = shades.seen(where)
     small = _small_shades(subject, view)
     classes = _small_cover(subject, small, [(seen, 0)])
     for _, shade in out_through:
@@ -384,8 +434,9 @@ def _small_shades(subject: Subject, view: _Shades) -> list[tuple[int, BaseGeomet
             continue
         mine = np.zeros(len(table.terrain) + len(table.models), dtype=bool)
         mine[k] = True
-        shade = view.select(mine).union(where)
+        shade = view.select(mine).shadow(where)
         if not shade.is_empty:
+            shapely.prepare(shade)  # every class asks whether it meets it (_split)
             out.append((k, shade))
     return out
 
@@ -554,14 +605,14 @@ def mordheim(
     m1 = _mask(pc, subject, i, pc.blocks & ~ignored)
     m8 = _mask(pc, subject, i, ~ignored)
     table_box = box_shape(table)
-    blocks, whole = _blocked_all(origin, pc.parts.select(m1), wide)
-    clear = difference(shapely.box(*wide), blocks)
+    clear, whole = _clear(origin, pc.parts.select(m1), wide)
     seen = _seen(clear, r, table_box)
-    # M8's shadows: the blocking pieces' union and the others' (what they hide too)
-    hides = blocks
+    # M8's shadows: every piece's (the blocking pieces' and what the others hide too)
+    hides = shapely.box(*wide)
     if not whole:
-        also, whole = _blocked_all(origin, pc.parts.select(m8 & ~m1), wide)
-        hides = also if whole else union_all([blocks, also])
+        clear8, whole = _clear(origin, pc.parts.select(m8), wide)
+        if not whole:
+            hides = difference(hides, clear8)
     qs = quad_segs(r) if r > 0 else 1
     covered = hides.buffer(r, quad_segs=qs) if r > 0 else hides
     # M12: seen only through windows, in cover whatever M8 says
@@ -572,9 +623,10 @@ def mordheim(
         shut = _shut_pieces(subject, shooter)
         mine = np.zeros(len(pc.blocks), dtype=bool)
         mine[[k for k, t in enumerate(table.terrain) if t.id in walls]] = True
-        shade = _blocked(origin, shut.parts.select(m1 & mine), wide)
-        if intersection(clear, shade).area > 0:
-            through = difference(seen, _seen(difference(clear, shade), r, table_box))
+        both = join([pc.parts.select(m1), shut.parts.select(m1 & mine)])
+        shut_clear, _ = _clear(origin, both, wide)
+        if clear.area - shut_clear.area > SLIVER:
+            through = difference(seen, _seen(shut_clear, r, table_box))
     # where the base would overlap a hiding piece, a piece behind its near side hides
     # nothing of it (S2 looks at the near side): those points are ruled one by one
     # (seen only through windows: a class of its own, cut from the others once)
@@ -599,6 +651,21 @@ def mordheim(
         cells=cells,
         apart=[(through, 1)] if not through.is_empty else [],
     )
+
+
+def _clear(
+    origin: tuple[float, float], parts: Parts, where: tuple[float, float, float, float]
+) -> tuple[BaseGeometry, bool]:
+    """The points of the rectangle ``where`` no shadow of ``parts`` from ``origin`` holds
+    (:meth:`_Shades.seen`), and whether the origin stands in a part (then none)."""
+    if parts.count == 0:
+        return shapely.box(*where), False
+    arcs: list[tuple[np.ndarray, np.ndarray]] = []
+    polys, inside, cones = shadows_and_cones(origin, parts, where, arcs=arcs)
+    if inside.any():
+        return EMPTY, True
+    shades = _Shades(parts.owner, polys, inside, origin, cones, *arcs[0])
+    return shades.seen(where), False
 
 
 def _seen(clear: BaseGeometry, r: float, table_box: BaseGeometry) -> BaseGeometry:
@@ -759,15 +826,17 @@ def _cells(
     doubt: BaseGeometry, pitch: float, cover_at: Callable[[np.ndarray, np.ndarray], np.ndarray]
 ) -> Cells | None:
     """M8 point by point over the cells of ``pitch`` mm whose centre lies in ``doubt``,
-    each ruled at its centre by ``cover_at`` (1: cover, 0: none)."""
+    each ruled at its centre by ``cover_at`` (1: cover, 0: none). The centres in
+    ``doubt`` are found by a scanline (:func:`~arbitre.maps.scan.inside_grid`), not point
+    by point."""
     x0, y0, x1, y1 = doubt.bounds
     ix = np.arange(np.floor(x0 / pitch), np.ceil(x1 / pitch))
     iy = np.arange(np.floor(y0 / pitch), np.ceil(y1 / pitch))
     mi, mj = np.meshgrid(ix, iy)
     gi, gj = mi.ravel(), mj.ravel()
+    keep = scan.inside_grid(doubt, (ix + 0.5) * pitch, (iy + 0.5) * pitch).ravel()
+    gi, gj = gi[keep], gj[keep]
     px, py = (gi + 0.5) * pitch, (gj + 0.5) * pitch
-    keep = shapely.contains_xy(doubt, px, py)
-    gi, gj, px, py = gi[keep], gj[keep], px[keep], py[keep]
     if not len(px):
         return None
     hit = np.asarray(cover_at(px, py), dtype=np.int64)

@@ -21,8 +21,12 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
+from arbitre import backend
+
 #: Largest gap, in mm, between a true arc and the polyline drawn for it (issue 14: 0.1).
 ARC_TOLERANCE = 0.05
+#: The compiled kernels of the maps (:func:`convex_hulls`).
+KERNELS = "arbitre.kernels_maps"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -178,8 +182,11 @@ def shadows_and_cones(
     box: tuple[float, float, float, float],
     *,
     tol: float = ARC_TOLERANCE,
+    arcs: list[tuple[np.ndarray, np.ndarray]] | None = None,
 ) -> tuple[np.ndarray, np.ndarray, Cones]:
-    """:func:`shadows`, and the parts' cones (:class:`Cones`)."""
+    """:func:`shadows`, and the parts' cones (:class:`Cones`); given a list ``arcs``, adds
+    to it the points of the near arcs and the part of each, sorted by part (their hull
+    is the part as drawn, :func:`seen_region`)."""
     n = parts.count
     if n == 0:
         return np.empty(0, dtype=object), np.zeros(0, dtype=np.bool_), NO_CONES
@@ -216,6 +223,8 @@ def shadows_and_cones(
     frac = np.where(m[gi] > 1, k / np.maximum(m[gi] - 1, 1), 0.5)
     ang = phi[gi] + math.pi + beta[gi] * (1.0 - 2.0 * frac)
     arc = np.column_stack([g[gi, 0] + r[gi] * np.cos(ang), g[gi, 1] + r[gi] * np.sin(ang)])
+    if arcs is not None:  # the near arcs alone, by part (the generators are sorted by part)
+        arcs.append((arc, parts.part[gi]))
     # far points: five rays across each part's cone, beyond every point of the box
     x0, y0, x1, y1 = box
     reach = max(math.hypot(x - cx, y - cy) for x in (x0, x1) for y in (y0, y1))
@@ -228,8 +237,63 @@ def shadows_and_cones(
     coords = np.vstack([arc, far])
     owner = np.concatenate([parts.part[gi], np.repeat(np.arange(n), 5)])
     order = np.argsort(owner, kind="stable")
-    multi = shapely.multipoints(shapely.points(coords[order]), indices=owner[order])
     far_reach = np.full(n, -np.inf)
     np.maximum.at(far_reach, parts.part, d + r)
     cones = Cones(psi + lo, span, far_reach)
-    return np.asarray(shapely.convex_hull(multi)), inside, cones
+    return convex_hulls(coords[order], owner[order], n), inside, cones
+
+
+def convex_hulls(xy: np.ndarray, group: np.ndarray, n: int) -> np.ndarray:
+    """The convex hull of each of ``n`` groups of points (``group``: each point's, sorted;
+    every group has some). GEOS's own hulls, or the same bit for bit from a compiled
+    kernel (:func:`arbitre.kernels_maps.hulls`) when numba's build is at hand (already
+    loaded, or ``ARBITRE_JIT=always``): loading it for this alone costs more than it
+    saves. A group whose hull is no polygon (a point, a segment) is GEOS's still."""
+    k = backend.kernels(0, KERNELS)
+    if k.__name__ != KERNELS:  # the interpreted build: slower here than GEOS
+        multi = shapely.multipoints(shapely.points(xy), indices=group)
+        return np.asarray(shapely.convex_hull(multi))
+    start = np.searchsorted(group, np.arange(n + 1)).astype(np.int64)
+    coords, offsets, ok = k.hulls(np.ascontiguousarray(xy, dtype=np.float64), start)
+    rings = np.concatenate([[0], offsets[1:][ok]]).astype(np.int64)  # the others add none
+    polys = shapely.from_ragged_array(
+        shapely.GeometryType.POLYGON, coords, (rings, np.arange(len(rings), dtype=np.int64))
+    )
+    out = np.empty(n, dtype=object)
+    out[ok] = polys
+    for g in np.flatnonzero(~ok):
+        out[g] = shapely.convex_hull(shapely.multipoints(xy[start[g] : start[g + 1]]))
+    return out
+
+
+def seen_region(
+    origin: tuple[float, float],
+    arc: np.ndarray,
+    part: np.ndarray,
+    where: tuple[float, float, float, float],
+) -> BaseGeometry | None:
+    """The points of the rectangle ``where`` the origin sees past convex parts, each the
+    hull of its near arcs (``arc``, points by ``part``, sorted; see
+    :func:`shadows_and_cones`), none holding the origin: the rectangle less the parts'
+    shadows, found at once as the nearest part along every ray from the origin (the
+    compiled kernel :func:`arbitre.kernels_maps.seen_region`), turning the way GEOS
+    writes a shell (a buffer of it then draws its arcs as of the shadows' union, bit for
+    bit where the rings agree). None when the kernel
+    cannot say (numba's build not at hand, the origin off the rectangle's inside, a
+    degenerate ring): the shadows' union says then."""
+    k = backend.kernels(0, KERNELS)
+    if k.__name__ != KERNELS:
+        return None
+    n = int(part[-1]) + 1 if len(part) else 0
+    start = np.searchsorted(part, np.arange(n + 1)).astype(np.int64)
+    ring, ok = k.seen_region(
+        float(origin[0]),
+        float(origin[1]),
+        np.ascontiguousarray(arc, dtype=np.float64),
+        start,
+        np.asarray(where, dtype=np.float64),
+    )
+    if not ok or len(ring) < 4:
+        return None
+    shape = shapely.Polygon(ring[::-1])  # clockwise, as GEOS's overlays write a shell
+    return shape if shape.is_valid else None

@@ -259,6 +259,7 @@ class Session:
         }
         if drop:
             moved["warnings"] = self._warnings()
+        moved["can_undo"], moved["can_redo"] = bool(self.undo), bool(self.redo)
         return [moved, *self._answer(patch=True)]
 
     def _move_unit(self, placemap: PlaceMap, msg: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -405,10 +406,16 @@ class Session:
             return {u.id for u in self.subject.units}
         return {m.id for m in self.subject.models}
 
-    def _warnings(self) -> list[str]:
+    def _warnings(self) -> list[dict[str, Any]]:
+        """The table's warnings for the page: each one's words (without the path of the
+        scenario file it is about, which a player dragging models has not seen), the ids
+        it is about (the page marks them on the board) and that path."""
         if not isinstance(self.subject, Table):
             return []
-        return list(_warnings(self.subject, self.lang))
+        return [
+            {"text": words, "ids": list(ids), "where": where}
+            for where, ids, words in _warnings(self.subject, self.lang)
+        ]
 
     def request(self) -> dict[str, Any] | None:
         """The request fields of the view's question (``None``: nothing to ask yet)."""
@@ -452,13 +459,19 @@ class Session:
         how = (v.question, v.rules, self.lang)
         key = (self.subject, how, v.options, tuple(sorted(req.items())))
         doc = self.answers.get(key)
+        engine = 0.0
         if doc is None:
+            start = time.perf_counter()
             answer = ask(
                 self.subject, v.question or "", rules=v.rules, options=dict(v.options), **req
             )
+            engine = time.perf_counter() - start
             doc = answer.to_json()
             self.answers.put(key, doc)
         before, self.sent = self.sent, (how, doc)
+        # the engine's own time (ask; 0 for a kept answer): the rest of the reply's ``ms``
+        # is the session's (the JSON, the patch, the warnings)
+        timing = {"engine_ms": round(engine * 1000, 2)}
         if patch and before is not None and before[0] == how:
             node = diff(before[1], doc)
             return [
@@ -468,10 +481,18 @@ class Session:
                     "patch": node,
                     "request": req,
                     "tests": _tests(node),
+                    **timing,
                 }
             ]
         return [
-            {"type": "answer", "role": "view", "answer": doc, "request": req, "tests": _tests(doc)}
+            {
+                "type": "answer",
+                "role": "view",
+                "answer": doc,
+                "request": req,
+                "tests": _tests(doc),
+                **timing,
+            }
         ]
 
     # -- the subject, for drawing -------------------------------------------------------
@@ -556,11 +577,12 @@ def _required(request: type[Any]) -> list[str]:
 
 
 @functools.lru_cache(maxsize=64)
-def _warnings(table: Table, lang: i18n.Lang) -> tuple[str, ...]:
-    """The first 50 warnings of :func:`arbitre.sanity.warnings` about ``table``, worded
-    in ``lang`` (kept: undo, redo and a drop back where a model was ask them again)."""
+def _warnings(table: Table, lang: i18n.Lang) -> tuple[tuple[str, tuple[str, ...], str], ...]:
+    """The first 50 warnings of :func:`arbitre.sanity.warnings` about ``table``: where,
+    the ids, the words in ``lang`` (kept: undo, redo and a drop back where a model was
+    ask them again)."""
     with i18n.speaking(lang):
-        return tuple(str(c) for c in sanity.warnings(table))[:50]
+        return tuple((c.where, c.ids, str(c.text)) for c in sanity.warnings(table)[:50])
 
 
 @functools.lru_cache(maxsize=4096)

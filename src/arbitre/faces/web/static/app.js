@@ -1,8 +1,8 @@
 // The table page: draws what the server sends and sends what the player does.
 // No rule lives here: every ruling comes from the engine (JSON 2), this only draws it.
 import { h, s, fmt, setTexts } from "./dom.js";
-import { drawSubject, drawAnswer, toTable, drawDraft, drawRuler, flash, drawStand, staleStand, STAND, moveModel } from "./draw.js";
-import { showAnswer, setPanelTexts, setTests } from "./panel.js";
+import { drawSubject, drawAnswer, toTable, drawDraft, drawRuler, flash, drawStand, staleStand, STAND, moveModel, drawWarnings } from "./draw.js";
+import { showAnswer, setPanelTexts, setTests, shotHeading } from "./panel.js";
 
 // -- the language: the one chosen (remembered in the page), else the scenario's `lang`
 // (the server says it with the subject), else the browser's, else English ------------
@@ -26,6 +26,8 @@ function speak(lang) {
   if (toggle) toggle.title = T.stand_title;
   const ms = document.getElementById("ms");
   if (ms) ms.title = T.ms_title;
+  const more = document.getElementById("more");
+  if (more) { more.title = T.more; more.setAttribute("aria-label", T.more); }
 }
 speak(chosen || (browserLang.toLowerCase().startsWith("fr") ? "fr" : "en"));
 
@@ -88,12 +90,25 @@ const handlers = {
     const m = held ? null : modelOf(msg.id);
     const moved = m && (m.x !== msg.x || m.y !== msg.y);
     if (m) { m.x = msg.x; m.y = msg.y; }
-    if (msg.warnings) S.subject.warnings = msg.warnings;
+    if (msg.can_undo !== undefined) {
+      S.subject.can_undo = msg.can_undo;
+      S.subject.can_redo = msg.can_redo;
+      $("undo").disabled = !msg.can_undo;
+      $("redo").disabled = !msg.can_redo;
+    }
+    const said = [];
     if (msg.snap) {
-      const text = msg.snap.window != null ? fmt(T.snapped_window, { id: msg.id, to: msg.snap.to, window: msg.snap.window }) : fmt(T.snapped, { id: msg.id, to: msg.snap.to });
-      status(text, "ok");
+      said.push(msg.snap.window != null ? fmt(T.snapped_window, { id: msg.id, to: msg.snap.to, window: msg.snap.window }) : fmt(T.snapped, { id: msg.id, to: msg.snap.to }));
       flash(board, S.subject, msg.id);
     }
+    if (msg.warnings) {
+      // a drop: what may now be wrong about this model said at once, above the table
+      const mine = msg.warnings.filter((w) => w.ids.includes(msg.id) && !(S.subject.warnings || []).some((o) => o.text === w.text));
+      S.subject.warnings = msg.warnings;
+      if (mine.length) said.push(`⚠ ${mine.map((w) => w.text).join(" · ")} ${fmt(T.warning_undo, { id: msg.id })}`);
+      status(said.join(" — ") || S.subject.name || "", mine.length ? "warn" : "ok"); // a warning said before is gone
+      drawWarnings(board, S.subject);
+    } else if (said.length) status(said.join(" — "), "ok");
     // a drag step where the page already drew the model: nothing to redraw; a snap or a
     // drop elsewhere: that one model moved
     if (moved) moveModel(board, S.subject, msg.id);
@@ -194,9 +209,15 @@ function fillQuestions() {
   const keep = qs.some((q) => q.question === S.view.question) ? S.view.question : (qs.find((q) => q.question === "los") || qs[0] || {}).question;
   $("question").replaceChildren(...qs.map((q) => h("option", { value: q.question, selected: q.question === keep }, q.question_title || q.question)));
   S.view.question = keep || null;
+  questionTitle();
+}
+// the question's whole title on the select, which a narrow toolbar may cut
+function questionTitle() {
+  const q = liveQuestions().find((x) => x.rules === S.view.rules && x.question === S.view.question);
+  $("question").title = q ? q.question_title || q.question : "";
 }
 $("rules").onchange = (e) => { S.view.rules = e.target.value; fillQuestions(); askView(); };
-$("question").onchange = (e) => { S.view.question = e.target.value; askView(); };
+$("question").onchange = (e) => { S.view.question = e.target.value; questionTitle(); askView(); };
 
 function drawView() { return { ...S.view, apexField: questionFields().includes("apex"), texts: T }; }
 function questionFields() {
@@ -228,7 +249,7 @@ function asked(answer) {
   S.lastShot = answer;
   showAnswer($("panel"), S, { shoot, best, play: playTo });
   if (S.subject.kind === "places") markPlaces();
-  if (r && r.outcome) status(fmt(T.rolled, { outcome: T[r.outcome] || r.outcome }), "ok");
+  if (r && r.outcome) status(shotHeading(r), "ok");
 }
 
 // -- drawing -----------------------------------------------------------------------------
@@ -368,9 +389,13 @@ placesmap.addEventListener("click", (e) => {
   const card = e.target.closest("g.place");
   if (card && S.view.shooter) playTo(card.dataset.id);
 });
+// the table's warnings (the engine's sanity checks), above the rulings: each one's words,
+// the models it is about marked ⚠ on the board
 function renderWarnings() {
-  const w = (S.subject && S.subject.warnings) || [];
-  $("warnings").replaceChildren(...(w.length ? [h("h3", {}, T.warnings), ...w.map((x) => h("div", {}, x))] : []));
+  const w = (S.subject && S.subject.kind === "table" && S.subject.warnings) || [];
+  const box = $("warnings");
+  box.hidden = !w.length;
+  box.replaceChildren(...(w.length ? [h("h3", {}, `⚠ ${fmt(T.warnings_n, { n: w.length })}`), ...w.map((x) => h("div", { class: "warn", title: x.where, "data-ids": x.ids.join(" ") }, x.text)), h("div", { class: "hint" }, T.warnings_hint)] : []));
 }
 
 // -- where can I stand: the overlay of the selected model (computed by the server after
@@ -578,6 +603,10 @@ $("upload").onchange = async (e) => {
   if (file.size > 2_000_000) return status(fmt(T.labelled, { label: T.error, value: fmt(T.too_big, { name: file.name }) }), "error");
   send({ type: "open", text: await file.text(), name: file.name });
   e.target.value = "";
+};
+$("more").onclick = () => {
+  const open = $("bar").classList.toggle("open");
+  $("more").setAttribute("aria-expanded", String(open));
 };
 $("undo").onclick = () => send({ type: "undo" });
 $("redo").onclick = () => send({ type: "redo" });

@@ -34,7 +34,7 @@ export function drawSubject(board, sub, view, selected) {
   const u = px(sub);
   const m = 20 * u;
   board.setAttribute("viewBox", `${-m} ${-sub.depth - m} ${sub.width + 2 * m} ${sub.depth + 2 * m}`);
-  for (const id of ["tablebg", "stand", "terrain", "overlay", "models", "marks", "labels", "draft", "ruler"]) layer(board, id);
+  for (const id of ["tablebg", "stand", "terrain", "overlay", "models", "marks", "warned", "labels", "draft", "ruler"]) layer(board, id);
   const bg = layer(board, "tablebg");
   bg.replaceChildren(s("rect", { x: 0, y: -sub.depth, width: sub.width, height: sub.depth, fill: "#f7f3e8", stroke: "#6b6457", "stroke-width": 2 * u }));
   const step = niceStep(sub.unit_mm, sub.width);
@@ -59,6 +59,8 @@ export function drawSubject(board, sub, view, selected) {
     g.firstChild.append(s("title", {}, `${mo.id}${mo.name ? ` (${mo.name})` : ""}, ${mo.side}`));
     mg.append(g);
   }
+  warned = warnedIds(sub);
+  ringWarned(board, sub);
   relabel(board, sub);
 }
 
@@ -69,7 +71,34 @@ export function moveModel(board, sub, id) {
   const g = board.querySelector(`#m-${CSS.escape(id)}`);
   if (!mo || !g) return drawSubject(board, sub, {}, null);
   for (const c of g.querySelectorAll("circle")) { c.setAttribute("cx", mo.x); c.setAttribute("cy", -mo.y); }
+  if (warned.has(id)) ringWarned(board, sub);
   relabel(board, sub);
+}
+
+// The models a warning of the table is about (the engine's sanity checks: a model inside
+// a blocking piece, two bases overlapping...): ringed in amber with a ⚠ by the name, as
+// the warnings panel lists them; redrawn with the subject, a drag and each drop.
+let warned = new Set();
+const WARN_RING = 2.5; // px beyond the base
+function warnedIds(sub) {
+  const ids = new Set();
+  for (const w of sub.warnings || []) for (const id of w.ids || []) if (at(sub, id)) ids.add(id);
+  return ids;
+}
+export function drawWarnings(board, sub) {
+  if (!sub || sub.kind !== "table") return;
+  warned = warnedIds(sub);
+  ringWarned(board, sub);
+  relabel(board, sub);
+}
+function ringWarned(board, sub) {
+  const g = layer(board, "warned");
+  g.replaceChildren();
+  const u = px(sub);
+  for (const id of warned) {
+    const m = at(sub, id);
+    if (m) g.append(s("circle", { cx: m.x, cy: -m.y, r: Math.max(m.r, 3 * u) + WARN_RING * u, class: "warnring", "stroke-width": 2.5 * u, "data-for": id }));
+  }
 }
 
 // What the answer shown writes on the board, placed with the names (relabel): a cover
@@ -87,9 +116,14 @@ function relabel(board, sub) {
   const u = px(sub);
   const m = 20 * u;
   const placer = new Placer({ x0: -m, y0: -sub.depth - m, x1: sub.width + m, y1: m }, u);
-  const reach = (mo) => ringed.get(mo.id) || Math.max(mo.r, 3 * u) + u;
+  const base = (mo) => Math.max(mo.r, 3 * u) + (warned.has(mo.id) ? (WARN_RING + 1.5) * u : u);
+  const reach = (mo) => Math.max(ringed.get(mo.id) || 0, base(mo));
   for (const mo of sub.models) placer.avoidDisc(mo.x, -mo.y, reach(mo));
   for (const mo of sub.models) placer.around(mo.id, mo.x, -mo.y, reach(mo), 11 * u, "above", { "data-label": "model", "data-for": mo.id });
+  for (const id of warned) {
+    const mo = at(sub, id);
+    if (mo) placer.around("⚠", mo.x, -mo.y, reach(mo), 14 * u, "corner", { fill: "#c05000", "font-weight": "bold", "data-label": "warn", "data-for": id });
+  }
   for (const l of answerLabels) {
     const attrs = { fill: l.colour, "font-weight": "bold", "data-label": l.kind, "data-for": l.id };
     if (l.b) { // along the line from model a to model b, near its middle

@@ -99,6 +99,11 @@ function targets(r, answer, S, actions) {
     reasons(r.reasons), refusals(r.refusals), ...details);
 }
 
+// a rolled shot in a few words: "captain → skink: hit (rolled with seed 894020)"
+export function shotHeading(r) {
+  return fmt(T.pair, { shooter: r.shooter, target: r.target, state: fmt(T.rolled_state, { outcome: T[r.outcome] || r.outcome, seed: r.seed }) });
+}
+
 function shot(answer) {
   const r = answer.rulings[0];
   if (!r) return null;
@@ -109,7 +114,7 @@ function shot(answer) {
       reasons(r.reasons), refusals(r.refusals));
   }
   return h("div", { class: "rul", id: "shot" },
-    h("div", { class: "head" }, fmt(T.pair, { shooter: r.shooter, target: r.target, state: `${fmt(T.rolled, { outcome: T[r.outcome] || r.outcome })} (${fmt(T.seed, { seed: r.seed })})` })),
+    h("div", { class: "head" }, shotHeading(r)),
     h("ul", { class: "reasons" }, ...(r.dice || []).map((d) => h("li", {}, fmt(T.die, d)))),
     reasons(r.reasons));
 }
