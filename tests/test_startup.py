@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 import arbitre
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "frostgrave-demo.yaml"
@@ -59,6 +61,8 @@ NOT_FOR_LOS = (
     "arbitre.rules.mordheim",
     "arbitre.rules.places",
     "arbitre.templates",
+    "arbitre.dice",  # no roll: its module, and secrets' hashing, are left out
+    "secrets",
 )
 
 
@@ -267,6 +271,60 @@ def test_grid_widths_measured_once_print_as_rich_measures() -> None:
     assert layouts == {"full", "short", "stacked"}
 
 
+def _plain_as_rich(tables: int) -> None:
+    """On a console without styles (piped output), the tables laid out at once print
+    the same characters as rich's table: ``tables`` seeded random tables (markup, wide
+    characters, emoji codes, empty cells, new lines, right-aligned columns, short headers)
+    at random widths, consoles as the command's and as rich's default."""
+    import io
+    import random
+
+    from rich.console import Console
+
+    from arbitre.faces.cli import grid
+    from arbitre.faces.cli.grid import Col, print_grid
+
+    rng = random.Random(17)
+    plain = 0
+    for i in range(tables):
+        n = rng.randint(1, 6)
+        cols = [
+            Col(
+                rng.choice(CELLS[1:]),
+                short=rng.choice(("", "s", "\u00e9")) if rng.random() < 0.5 else "",
+                right=rng.random() < 0.4,
+            )
+            for _ in range(n)
+        ]
+        cells = CELLS if i % 3 else tuple(c for c in CELLS if "\n" not in c)
+        rows = [[rng.choice(cells) for _ in range(n)] for _ in range(rng.randint(0, 6))]
+        width = rng.randint(8, 90)
+        options = {"highlight": False, "soft_wrap": True} if i % 2 else {}
+        got, want = (Console(width=width, file=io.StringIO(), **options) for _ in range(2))
+        assert got.color_system is None
+        layout = print_grid(got, cols, rows)
+        assert _reference_grid(want, cols, rows) == layout
+        if layout != "stacked":  # the stacked layout prints no table (rich's reference)
+            assert got.file.getvalue() == want.file.getvalue(), (cols, rows, width)
+            heads = [c.short if layout == "short" and c.short else c.header for c in cols]
+            widths = [
+                max([grid.cell_len(h), *(grid.cell_len(r[k]) for r in rows)])
+                for k, h in enumerate(heads)
+            ]
+            laid = grid._plain_table(got, cols, rows, short=layout == "short", gap=2, widths=widths)
+            plain += laid is not None
+    assert plain > tables // 10  # the tables laid out at once, not rich's
+
+
+def test_grid_printed_plain_as_rich_prints_it() -> None:
+    _plain_as_rich(80)
+
+
+@pytest.mark.slow
+def test_grid_printed_plain_as_rich_prints_it_full() -> None:
+    _plain_as_rich(1000)
+
+
 #: What typer's help module imports and no help uses (its markdown mode, its tracebacks).
 NOT_FOR_HELP = ("rich.markdown", "rich.syntax", "rich.traceback", "markdown_it", "pygments")
 
@@ -376,25 +434,83 @@ def _printed(code: str) -> tuple[str, str]:
     return done.stdout, done.stderr
 
 
+#: The argument sets whose output the pruned tree must print as the whole tree does.
+TREE_ARGS = (
+    ["--help"],
+    ["--lang", "fr", "--help"],
+    ["los", "--help"],
+    ["--lang=fr", "breath", "--help"],
+    ["--version"],
+    ["lso"],
+    ["los", "--bogus"],
+    ["--lang", "fr"],
+)
+
+#: Runs ``cli._main`` on each argument set, pruned and whole, each in a child forked from
+#: one interpreter that has imported the command line: a child starts in the state of a
+#: fresh ``python -c "import arbitre.faces.cli as cli; cli._main(args)"`` (nothing run
+#: yet), its stdout and stderr files of its own. Prints their outputs as JSON.
+FORKED_RUNS = """
+import json, os, sys, tempfile
+import arbitre.faces.cli as cli
+
+def run(args, whole):
+    sys.stdout.flush(); sys.stderr.flush()
+    files = [tempfile.TemporaryFile() for _ in range(2)]
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.dup2(files[0].fileno(), 1)
+            os.dup2(files[1].fileno(), 2)
+            if whole:
+                cli.pruned = lambda app, args: app
+            cli._main(args)
+            sys.stdout.flush(); sys.stderr.flush()
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
+    printed = []
+    for f in files:
+        f.seek(0)
+        printed.append(f.read().decode())
+        f.close()
+    return printed
+
+found = [[run(args, False), run(args, True)] for args in json.loads(sys.argv[1])]
+sys.__stdout__.write(json.dumps(found))
+"""
+
+
+def _printed_forked(arg_sets: Any) -> list[Any]:
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED_RUNS, json.dumps(arg_sets)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+        env={**ENV, "FORCE_COLOR": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    found: list[Any] = json.loads(done.stdout)
+    return found
+
+
 def test_help_and_errors_same_as_the_whole_tree() -> None:
     """What the tree built for the arguments prints is what the whole tree prints: the
-    group's help (listing every command), a command's help, the version, usage errors."""
-    for args in (
-        ["--help"],
-        ["--lang", "fr", "--help"],
-        ["los", "--help"],
-        ["--lang=fr", "breath", "--help"],
-        ["--version"],
-        ["lso"],
-        ["los", "--bogus"],
-        ["--lang", "fr"],
-    ):
-        head = "import arbitre.faces.cli as cli\n"
-        whole = head + f"cli.pruned = lambda app, args: app\ncli._main({args!r})\n"
-        lone = head + f"cli._main({args!r})\n"
-        out, err = _printed(lone)
-        assert out or err, args
-        assert (out, err) == _printed(whole), args
+    group's help (listing every command), a command's help, the version, usage errors.
+    Each run starts fresh after the import (forked), one interpreter for all; a forked
+    run prints what a fresh interpreter prints (checked on a help and an error)."""
+    if not hasattr(os, "fork"):
+        pytest.skip("needs os.fork (one fresh child a run)")
+    found = _printed_forked(TREE_ARGS)
+    assert len(found) == len(TREE_ARGS)
+    for args, (lone, whole) in zip(TREE_ARGS, found, strict=True):
+        assert lone[0] or lone[1], args
+        assert lone == whole, args
+    head = "import arbitre.faces.cli as cli\n"
+    for i in (1, 6):  # --lang fr --help; los --bogus
+        args, (lone, _) = TREE_ARGS[i], found[i]
+        assert list(_printed(head + f"cli._main({args!r})\n")) == lone, args
 
 
 def test_version_alone_loads_no_command_line() -> None:
@@ -415,3 +531,139 @@ def test_version_alone_loads_no_command_line() -> None:
     )
     whole, _ = _printed("from arbitre.faces.cli import main\nmain(['--version'])")
     assert fast == whole and fast.startswith("arbitre ")
+
+
+# -- the scenario's validators built on first use (defer_build) -------------------------
+
+
+def _eager_docs() -> Any:
+    """:mod:`arbitre.scenario_doc` as it was: every document's validator built when its
+    class is made (``defer_build`` off), from the same source (the oracle)."""
+    import types
+
+    import arbitre.scenario_doc as docs
+
+    source = Path(docs.__file__).read_text(encoding="utf-8")
+    deferred = 'ConfigDict(extra="forbid", defer_build=True)'
+    assert source.count(deferred) == 1
+    name = "arbitre_scenario_doc_eager"
+    module = types.ModuleType(name)
+    sys.modules[name] = module  # where pydantic reads the annotations' names
+    try:
+        code = compile(source.replace(deferred, 'ConfigDict(extra="forbid")'), name, "exec")
+        exec(code, vars(module))
+    finally:
+        del sys.modules[name]
+    assert module.ScenarioDoc.__pydantic_complete__
+    return module
+
+
+def _outcome(cls: Any, value: object) -> str:
+    """What validating ``value`` gives: the document's fields, or every error."""
+    from pydantic import ValidationError
+
+    try:
+        got = cls.model_validate(value).model_dump(by_alias=True)
+    except ValidationError as exc:
+        return "errors " + json.dumps(exc.errors(include_url=False), default=repr, sort_keys=True)
+    return "valid " + json.dumps(got, default=repr, sort_keys=True)
+
+
+#: What a mutated document puts in place of a value.
+ODD_VALUES = (None, "x", "", -1, 0, 2.5, 1e12, float("nan"), True, [], {}, [1, 2, 3], {"a": 1})
+
+
+def _mutated(doc: Any, rng: Any) -> Any:
+    """``doc`` with one value somewhere replaced, removed, or a key added."""
+    import copy
+
+    doc = copy.deepcopy(doc)
+    node: Any = doc
+    while True:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        if not keys:
+            return doc
+        key = rng.choice(keys)
+        child = node[key]
+        if isinstance(child, dict | list) and child and rng.random() < 0.7:
+            node = child
+            continue
+        what = rng.random()
+        if what < 0.15 and isinstance(node, dict):
+            del node[key]
+        elif what < 0.25 and isinstance(node, dict):
+            node["bogus"] = 1
+        else:
+            node[key] = rng.choice(ODD_VALUES)
+        return doc
+
+
+def _documents() -> list[Any]:
+    """Every example and golden scenario, and dumps of seeded random tables."""
+    import yaml
+
+    from arbitre.scenario import dump
+    from arbitre.testing import random_table
+
+    root = Path(__file__).resolve().parents[1]
+    golden = (root / "tests" / "golden").rglob("*.yaml")
+    paths = sorted([*(root / "examples").glob("*.yaml"), *golden])
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's when there: fast
+    found = [yaml.load(p.read_text(encoding="utf-8"), Loader=loader) for p in paths]
+    return found + [dump(random_table(seed, models=6, terrain=5)) for seed in range(4)]
+
+
+def _judged_alike(mutations: int, pieces: int | None, schemas: bool) -> None:
+    """Every document class, deferred, gives the same JSON Schema (the whole scenario's
+    alone unless ``schemas``: it holds every other one) and, on every example and
+    golden scenario and ``mutations`` seeded mutations of each (values replaced, removed,
+    keys added), the same fields or the same errors as when built with its class; the
+    terrain pieces and models (the first ``pieces`` of each, all if None) are also
+    validated alone, as a file that does not validate has them."""
+    import random
+
+    import arbitre.scenario_doc as docs
+
+    eager = _eager_docs()
+    for cls in (*docs.DOCS, docs.HeaderDoc) if schemas else (docs.ScenarioDoc,):
+        old = getattr(eager, cls.__name__)
+        assert cls.model_json_schema(by_alias=True) == old.model_json_schema(by_alias=True)
+    rng = random.Random(16)
+    originals = _documents()
+    assert len(originals) > 20
+    outcomes = set()
+    for doc in originals:
+        for value in (doc, *(_mutated(doc, rng) for _ in range(mutations))):
+            judged: list[tuple[Any, object]] = [(docs.ScenarioDoc, value), (docs.HeaderDoc, value)]
+            if isinstance(value, dict):
+                for key, cls in (("terrain", docs.TerrainDoc), ("models", docs.ModelDoc)):
+                    items = value.get(key)
+                    items = items[:pieces] if isinstance(items, list) else []
+                    judged += [(cls, item) for item in items]
+            for cls, item in judged:
+                got = _outcome(cls, item)
+                assert got == _outcome(getattr(eager, cls.__name__), item), (cls, item)
+                outcomes.add(got.split()[0])
+    assert outcomes == {"valid", "errors"}
+
+
+def test_deferred_validators_judge_as_the_eager_ones() -> None:
+    _judged_alike(mutations=3, pieces=2, schemas=False)
+
+
+@pytest.mark.slow
+def test_deferred_validators_judge_as_the_eager_ones_full() -> None:
+    _judged_alike(mutations=24, pieces=None, schemas=True)
+
+
+def test_a_valid_file_builds_the_scenario_validator_alone() -> None:
+    """Loading a valid table builds one validator, the whole scenario's: the documents
+    inside it are validated by it, their own validators never built."""
+    code = (
+        "from arbitre.faces.cli import main\n"
+        f"assert main(['los', {DEMO!r}, '-q']) == 0\n"
+        "import arbitre.scenario_doc as d\n"
+        "built = sorted(c.__name__ for c in (*d.DOCS, d.HeaderDoc) if c.__pydantic_complete__)\n"
+        "assert built == ['ScenarioDoc'], built\n"
+    )
+    assert _loaded(code, ()) == []

@@ -41,7 +41,12 @@ LangName = Literal["en", "fr"]
 
 
 class Doc(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # defer_build: a model's validator is built when it first validates, not when its
+    # class is made (start-up, issue 16). Loading a valid file validates ScenarioDoc
+    # alone, whose validator holds the other documents' schemas; their own validators
+    # are built only for a file that does not validate (its pieces are then checked one
+    # by one). Schemas, values and errors are the same either way (tests/test_startup.py).
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
 
 class RectDoc(Doc):

@@ -16,12 +16,14 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, ClassVar, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
-from arbitre.dice import Distribution, chance_json
 from arbitre.errors import RulesError
 from arbitre.i18n import TN_, Lang, Text, speaking
 from arbitre.table import MM, Unit
+
+if TYPE_CHECKING:  # the dice are imported by the rulings that roll (start-up, issue 16)
+    from arbitre.dice import Distribution
 
 #: Version of the JSON form of rulings.
 JSON_VERSION = 2
@@ -72,6 +74,8 @@ def reasons_json(reasons: Sequence[Reason]) -> list[dict[str, Any]]:
 
 def chance(p: Fraction | int) -> dict[str, Any]:
     """The one JSON encoding of an exact chance: ``{"p": "7/36", "float": 0.1944...}``."""
+    from arbitre.dice import chance_json
+
     return chance_json(p)
 
 

@@ -10,6 +10,11 @@
 
 A cell is never wrapped inside a table: a value such as ``militia-1`` or ``2/3`` is
 printed whole or moves whole to the next line. Cells are rich markup strings.
+
+Rich draws the tables; on a console that shows no styles (output piped to a file or a
+program) a table that fits is laid out here at once, in the very characters rich prints
+(tests/test_startup.py compares them on seeded tables): rich renders cell by cell, which
+took longer than many rulings (issue 16).
 """
 
 from __future__ import annotations
@@ -65,7 +70,11 @@ def print_grid(
         heads = [c.short if short and c.short else c.header for c in cols]
         widths = [max(_measure(console, wide, h), w) for h, w in zip(heads, contents, strict=True)]
         if _natural(widths, gap) <= width:
-            console.print(_table(cols, rows, short=short, gap=gap, widths=widths))
+            plain = _plain_table(console, cols, rows, short=short, gap=gap, widths=widths)
+            if plain is not None:
+                console.print(plain, soft_wrap=True)
+            else:
+                console.print(_table(cols, rows, short=short, gap=gap, widths=widths))
             if short:
                 legend = [
                     str(T_("{short}: {meaning}", short=c.short, meaning=c.meaning or c.header))
@@ -114,6 +123,43 @@ def _table(
     return grid
 
 
+def _plain_table(
+    console: Console,
+    cols: Sequence[Col],
+    rows: Sequence[Sequence[str]],
+    *,
+    short: bool,
+    gap: int,
+    widths: Sequence[int],
+) -> Text | None:
+    """The lines rich prints for :func:`_table` on a console without colours or styles
+    (piped, not recorded), laid out at once: rich renders each cell on its own, a
+    tenth of a second for a hundred rows (issue 16). None on a console that shows
+    styles, or for a cell holding a control character (a new line, a tab): rich's."""
+    if console.color_system is not None or console.record:
+        return None
+    heads = [c.short if short and c.short else c.header for c in cols]
+    right = [c.right for c in cols]
+    sep = " " * gap  # the cell's right padding (gap - 1) and the rule between columns
+    lines = []
+    read: dict[str, tuple[str, int]] = {}  # each markup cell's plain text and width
+    for row in (heads, *rows):
+        cells = []
+        for cell, w, r in zip(row, widths, right, strict=True):
+            if cell not in read:
+                text = console.render_str(cell)
+                if any(ch < " " or ch == "\x7f" for ch in text.plain):
+                    return None
+                read[cell] = text.plain, text.cell_len
+            plain, n = read[cell]
+            pad = " " * (w - n)
+            cells.append(pad + plain if r else plain + pad)
+        lines.append(sep.join(cells))
+        if row is heads:
+            lines.append("\u2500" * (sum(widths) + gap * (len(widths) - 1)))
+    return Text("\n".join(lines))
+
+
 def _measure(console: Console, wide: ConsoleOptions, cell: str) -> int:
     """The width rich gives the markup ``cell`` in a table column without a limit (its
     widest line)."""
@@ -125,9 +171,13 @@ def _content_widths(
 ) -> list[int]:
     """The width of each of the ``n`` columns' widest cell in ``rows`` (0 for none)."""
     widths = [0] * n
+    measured: dict[str, int] = {}  # a cell written again ("yes", an id) measured once
     for row in rows:
         for i, cell in enumerate(row):
-            widths[i] = max(widths[i], _measure(console, wide, cell))
+            w = measured.get(cell)
+            if w is None:
+                w = measured[cell] = _measure(console, wide, cell)
+            widths[i] = max(widths[i], w)
     return widths
 
 
