@@ -166,3 +166,33 @@ def test_progress_bar_appears_after_the_delay_and_is_stopped(
     with progress.shown(), progress.steps(5, "pairs") as advance:
         advance(5)
     assert seen == []
+
+
+def test_each_kernels_module_is_checked_for_a_cold_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A module found cold (here the maps' kernels) is announced and warmed even when
+    another module was compiled first in the process; then nothing is checked again."""
+    warmed: list[bool] = []
+    monkeypatch.setattr(backend, "_CHECKED", set())
+    monkeypatch.setattr(backend, "_watched", lambda: True)
+    monkeypatch.setattr(backend, "cold", lambda module: module.__name__ == "arbitre.kernels_maps")
+    monkeypatch.setattr(backend, "_warm_watched", lambda: warmed.append(True))
+    backend.compiled(backend.KERNELS)
+    assert warmed == []
+    backend.compiled("arbitre.kernels_maps")
+    assert warmed == [True]
+    for name in backend.KERNEL_MODULES:
+        backend.compiled(name)
+    assert warmed == [True]
+
+
+def test_warming_loads_every_kernels_module_compiled() -> None:
+    """:func:`backend.warm` (what the first-compile spinner runs) compiles every kernels
+    module, the sight maps' too, so that none compiles later unannounced."""
+    code = (
+        "import sys; from arbitre import backend; backend.warm(); "
+        "print([m for m in backend.KERNEL_MODULES if m not in sys.modules])"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=600
+    )
+    assert out.stdout.strip() == "[]"

@@ -93,19 +93,28 @@ def _compiled_loaded() -> bool:
 
 def compiled(name: str = KERNELS) -> Any:
     """The numba build of the kernels module ``name`` (compiles on first use, then loads
-    from the on-disk cache). The first time in a process that finds the cache cold
-    while a person watches (stderr is a terminal), it says so and compiles every kernel
-    at once under a spinner."""
+    from the on-disk cache). The first time in a process that a kernels module is found
+    with its cache cold while a person watches (stderr is a terminal), it says so and
+    compiles every kernel of every module at once under a spinner."""
     module = importlib.import_module(name)
-    if not _CHECKED:
-        _CHECKED.append(True)
+    if name not in _CHECKED:
+        _CHECKED.add(name)
         if _watched() and cold(module):
+            _CHECKED.update(KERNEL_MODULES)
             _warm_watched()
     return module
 
 
-#: Set once the cache has been checked in this process.
-_CHECKED: list[bool] = []
+#: Every kernels module (each compiled by :func:`warm`).
+KERNEL_MODULES = (
+    KERNELS,
+    "arbitre.kernels_darkage",
+    "arbitre.kernels_mordheim",
+    "arbitre.kernels_maps",
+)
+
+#: The kernels modules whose cache has been checked in this process.
+_CHECKED: set[str] = set()
 
 #: What a person is told before the first compile (a message id, see :mod:`arbitre.i18n`).
 COMPILING = N_("compiling the sight kernels once, about a minute; cached afterwards")
@@ -154,9 +163,11 @@ def _warm_watched() -> None:
 
 
 def warm() -> None:
-    """Run every ruleset's sight questions once on small tables, compiled, so that each
-    kernel is compiled (or loaded from the cache) for the types the questions use."""
+    """Run every ruleset's sight questions and sight maps once on small tables, compiled,
+    so that each kernel is compiled (or loaded from the cache) for the types the
+    questions use."""
     from arbitre import ask
+    from arbitre.maps import sight_map
     from arbitre.testing import random_table
 
     saved = os.environ.get("ARBITRE_JIT")
@@ -167,6 +178,8 @@ def warm() -> None:
             for rules in ("frostgrave", "mordheim", "darkage"):
                 ask(table, "los", rules=rules)
             ask(table, "targets", rules="mordheim", shooter=table.models[0].id)
+            for rules in ("frostgrave", "mordheim"):
+                sight_map(table, model=table.models[0].id, rules=rules, faces=False)
     finally:
         if saved is None:
             del os.environ["ARBITRE_JIT"]
