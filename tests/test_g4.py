@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -69,18 +70,27 @@ def test_g8_moving_one_model_by_less_than_the_margin_keeps_the_ruling(beam: floa
     assert checked > 300
 
 
-def bf_window_pieces(table: Table, ix: sight.SightIndex, a: str, b: str) -> set[str]:
+def grown_shapes(table: Table, ix: sight.SightIndex) -> list[Any]:
+    """Every piece's shape (terrain, then bases: the index's order) grown by half the beam."""
+    shapes = [t.footprint.shape() for t in table.terrain]
+    shapes += [sight.base_shape(m) for m in table.models]
+    return [shape.buffer(ix.half) for shape in shapes]
+
+
+def bf_window_pieces(
+    table: Table, ix: sight.SightIndex, a: str, b: str, grown: list[Any] | None = None
+) -> set[str]:
     """The plain shapely path the kernel replaced: the hull of the two bases (fine
-    polygons) against every piece's shape grown by half the beam."""
+    polygons) against every piece's shape grown by half the beam (``grown``: those grown
+    shapes, computed once per table by :func:`grown_shapes`, the same for every pair)."""
     hull = shapely.convex_hull(
         shapely.union(sight.base_shape(table.model(a)), sight.base_shape(table.model(b)))
     )
-    shapes = [t.footprint.shape() for t in table.terrain]
-    shapes += [sight.base_shape(m) for m in table.models]
+    grown = grown_shapes(table, ix) if grown is None else grown
     return {
         ix.ids[k]
-        for k, shape in enumerate(shapes)
-        if ix.ids[k] not in (a, b) and hull.intersects(shape.buffer(ix.half))
+        for k, shape in enumerate(grown)
+        if ix.ids[k] not in (a, b) and hull.intersects(shape)
     }
 
 
@@ -116,9 +126,12 @@ def test_the_window_kernel_finds_what_shapely_finds_and_the_reasons_follow() -> 
         g = np.asarray([table.model_index(b) for _, b in pairs])
         got = sight.window_reach(table, s, g, index=ix)
         rulings = darkage.rulings(table, pairs)
+        grown = grown_shapes(table, ix)
         for (a, b), found, ruling in zip(pairs, got, rulings, strict=True):
             mine = {ix.ids[k] for k in found}
-            want = bf_window_pieces(table, ix, a, b)
+            want = bf_window_pieces(table, ix, a, b, grown)
+            if (a, b) == pairs[0]:  # the shared grown shapes are the per-pair ones
+                assert want == bf_window_pieces(table, ix, a, b)
             for piece in mine ^ want:  # only where the fine polygons differ from circles
                 assert abs(_hull_gap(table, ix, a, b, piece)) < 1e-3, (a, b, piece)
             if mine != want:

@@ -87,14 +87,20 @@ def piece_distances(
     x1, y1``): to its centre less its radius for a disc (``discs[k, 2] >= 0``), to the
     nearest of its edges ``edges[eoff[k]:eoff[k + 1]]`` (0 where they cross) otherwise."""
     for i in range(len(ks)):
-        k = ks[i]
-        cx, cy, r = discs[k, 0], discs[k, 1], discs[k, 2]
         for j in range(len(segs)):
-            ax, ay, bx, by = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
-            if r >= 0.0:
-                out[i, j] = _seg_point(ax, ay, bx, by, cx, cy) - r
-            else:
-                out[i, j] = _seg_edges(ax, ay, bx, by, edges, eoff[k], eoff[k + 1])
+            out[i, j] = _piece_distance(segs, j, ks[i], discs, eoff, edges)
+
+
+@njit(cache=True)
+def _piece_distance(
+    segs: np.ndarray, j: int, k: int, discs: np.ndarray, eoff: np.ndarray, edges: np.ndarray
+) -> float:
+    """The distance of segment ``segs[j]`` to piece ``k`` (:func:`piece_distances`)."""
+    ax, ay, bx, by = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
+    r = discs[k, 2]
+    if r >= 0.0:
+        return float(_seg_point(ax, ay, bx, by, discs[k, 0], discs[k, 1]) - r)
+    return float(_seg_edges(ax, ay, bx, by, edges, eoff[k], eoff[k + 1]))
 
 
 @njit(cache=True)
@@ -294,18 +300,13 @@ def apart(
     distance is 0 or less (``margins._apart``'s numpy form, operation for operation)."""
     for i in range(len(ks)):
         k = ks[i]
-        cx, cy, r = discs[k, 0], discs[k, 1], discs[k, 2]
+        polygon = discs[k, 2] < 0.0
         for j in range(len(segs)):
-            ax, ay, bx, by = segs[j, 0], segs[j, 1], segs[j, 2], segs[j, 3]
-            if r >= 0.0:
-                dist[i, j] = _seg_point(ax, ay, bx, by, cx, cy) - r
-                meets[i, j] = False
-            else:
-                d = _seg_edges(ax, ay, bx, by, edges, eoff[k], eoff[k + 1])
-                if inside[k]:
-                    d = 0.0
-                dist[i, j] = d
-                meets[i, j] = d <= 0.0
+            d = _piece_distance(segs, j, k, discs, eoff, edges)
+            if polygon and inside[k]:
+                d = 0.0
+            dist[i, j] = d
+            meets[i, j] = polygon and d <= 0.0
 
 
 @njit(cache=True)
@@ -321,12 +322,13 @@ def hidden_bounds(
     guess: float,
     wanted: np.ndarray,
     todo: np.ndarray,
-) -> None:
+) -> float:
     """``margins.hidden_slack``'s bounds on each segment's depth (its deepest piece, a
     meeting's depth within ``guess`` of ``approx`` where ``sure``, else between 0 and
     ``most``; or a joint's ``extra``): the segments that may be the least deep
     (``wanted``), and there the meetings that may be the deepest, with every meeting of
-    a piece GEOS finds invalid (``todo``: the depths to measure). The numpy form's
+    a piece GEOS finds invalid (``todo``: the depths to measure). Returned: the least
+    of the segments' lower bounds (a lower bound on the least depth). The numpy form's
     operations, in its order (every value finite or infinite, never NaN)."""
     n, m = dist.shape
     low = np.empty(m)
@@ -364,6 +366,10 @@ def hidden_bounds(
                 continue
             above = approx[i, j] + guess if sure[i, j] else most[i]
             todo[i, j] = (half + above) * (1.0 + 1e-9) + 1e-9 >= low[j]
+    least = np.inf
+    for j in range(m):
+        least = min(least, low[j])
+    return least
 
 
 @njit(cache=True)
@@ -434,3 +440,163 @@ def through(
             ok = s1 and s2 and s3 and s4
             sure[i, j] = ok
             out[i, j] = o1 * o2 < 0.0 and o3 * o4 < 0.0 and ok
+
+
+@njit(cache=True)
+def hidden_many(
+    segs: np.ndarray,
+    soff: np.ndarray,
+    ks: np.ndarray,
+    koff: np.ndarray,
+    doff: np.ndarray,
+    extra: np.ndarray,
+    xoff: np.ndarray,
+    discs: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    inside: np.ndarray,
+    bbox: np.ndarray,
+    target: np.ndarray,
+    valid: np.ndarray,
+    half: float,
+    guess: float,
+    dist: np.ndarray,
+    meets: np.ndarray,
+    wanted: np.ndarray,
+    todo: np.ndarray,
+    low: np.ndarray,
+) -> None:
+    """``margins.hidden_slack`` up to its GEOS depths, for many views at once.
+
+    View ``t`` has the segments ``segs[soff[t]:soff[t + 1]]`` (starting at the point of
+    row ``t`` of ``inside``, ending on the circle ``target[t]``: ``tx, ty, r``), the near
+    pieces ``ks[koff[t]:koff[t + 1]]``, its distances, meetings and depths to measure as
+    the ``(pieces, segments)`` blocks ``doff[t]:doff[t + 1]`` of the flat ``dist``,
+    ``meets`` and ``todo``, its joints' ``extra`` as the ``(joints, segments)`` block
+    ``xoff[t]:xoff[t + 1]``, and its ``wanted`` segments beside its segments.
+    ``low[t]``: a lower bound on its least depth (minus infinity when no segment meets a
+    polygon: nothing to measure). :func:`apart` (but for the distances that cannot
+    decide, :func:`_apart_near`), :func:`meet_depths` and :func:`hidden_bounds` view by
+    view, as the one-view form calls them."""
+    for t in range(len(soff) - 1):
+        sg = segs[soff[t] : soff[t + 1]]
+        kt = ks[koff[t] : koff[t + 1]]
+        shape = (len(kt), len(sg))
+        dt = dist[doff[t] : doff[t + 1]].reshape(shape)
+        mt = meets[doff[t] : doff[t + 1]].reshape(shape)
+        tt = todo[doff[t] : doff[t + 1]].reshape(shape)
+        wt = wanted[soff[t] : soff[t + 1]]
+        xt = extra[xoff[t] : xoff[t + 1]].reshape((-1, len(sg)))
+        low[t] = -np.inf
+        wt[:] = True
+        tt[:] = False
+        if len(sg) == 0:
+            continue
+        _apart_near(sg, kt, discs, eoff, edges, inside[t], bbox, target[t], half, dt, mt)
+        if not mt.any():
+            continue
+        approx = np.zeros(shape)
+        sure = np.zeros(shape, dtype=np.bool_)
+        meet_depths(sg, kt, mt, eoff, edges, approx, sure)
+        most = np.empty(len(kt))
+        kv = np.empty(len(kt), dtype=np.bool_)
+        for i in range(len(kt)):
+            k = kt[i]
+            most[i] = 0.5 * min(bbox[k, 2] - bbox[k, 0], bbox[k, 3] - bbox[k, 1])
+            kv[i] = valid[k]
+        low[t] = hidden_bounds(dt, mt, approx, sure, most, xt, kv, half, guess, wt, tt)
+
+
+#: How much (mm) :func:`_apart_near` widens its bounds: far beyond the float errors of
+#: a distance (below 1e-9 mm), so that a piece left out is surely not the deepest.
+SAFE = 1e-6
+
+
+@njit(cache=True)
+def _apart_near(
+    segs: np.ndarray,
+    ks: np.ndarray,
+    discs: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    inside: np.ndarray,
+    bbox: np.ndarray,
+    target: np.ndarray,
+    half: float,
+    dist: np.ndarray,
+    meets: np.ndarray,
+) -> None:
+    """:func:`apart`, but for the pieces that surely are not the deepest of a segment:
+    those left infinitely far (``dist`` infinite, never met).
+
+    Every segment runs from the common start ``O`` to a point of the target's circle
+    (``target``: ``tx, ty, r``), so it lies within ``r`` of the segment from ``O`` to the
+    centre ``T``; a piece lies within ``reach`` of a point ``P`` (a disc: its centre and
+    radius; a polygon: its box's centre and half diagonal). So its distance to every
+    segment is at least ``bound = dist(P, OT) - r - reach``, and its ``half - dist`` at
+    most ``half - bound``. The pieces whose bound is within ``half`` are measured first;
+    each other one is left out of a segment where ``half - bound`` is below the deepest
+    ``half - dist`` measured there. Every measured distance is :func:`apart`'s; the
+    deepest of each segment, and the first piece reaching it, are the same."""
+    n, m = len(ks), len(segs)
+    ox, oy = segs[0, 0], segs[0, 1]
+    tx, ty, r = target[0], target[1], target[2]
+    bound = np.empty(n)
+    for i in range(n):
+        k = ks[i]
+        polygon = discs[k, 2] < 0.0
+        if polygon:
+            cx, cy = 0.5 * (bbox[k, 0] + bbox[k, 2]), 0.5 * (bbox[k, 1] + bbox[k, 3])
+            reach = 0.5 * np.hypot(bbox[k, 2] - bbox[k, 0], bbox[k, 3] - bbox[k, 1])
+        else:
+            cx, cy, reach = discs[k, 0], discs[k, 1], discs[k, 2]
+        b = _seg_point(ox, oy, tx, ty, cx, cy) - r - reach
+        bound[i] = b - SAFE * (1.0 + abs(b) + r + reach)
+        if polygon and inside[k]:
+            bound[i] = -np.inf
+    best = np.full(m, -np.inf)
+    for rounds in range(2):
+        for i in range(n):
+            if (rounds == 0) != (bound[i] <= half):
+                continue
+            k = ks[i]
+            polygon = discs[k, 2] < 0.0
+            for j in range(m):
+                if rounds == 1 and half - bound[i] < best[j]:
+                    dist[i, j] = np.inf
+                    meets[i, j] = False
+                    continue
+                d = _piece_distance(segs, j, k, discs, eoff, edges)
+                if polygon and inside[k]:
+                    d = 0.0
+                dist[i, j] = d
+                meets[i, j] = polygon and d <= 0.0
+                best[j] = max(best[j], half - d)
+
+
+@njit(cache=True)
+def least_deep_many(
+    dist: np.ndarray,
+    doff: np.ndarray,
+    extra: np.ndarray,
+    xoff: np.ndarray,
+    wanted: np.ndarray,
+    soff: np.ndarray,
+    koff: np.ndarray,
+    half: float,
+    depth: np.ndarray,
+    row: np.ndarray,
+    worst: np.ndarray,
+) -> None:
+    """:func:`least_deep` for each view of :func:`hidden_many` (its blocks), its
+    answer in ``worst[t]`` (an index into its segments)."""
+    for t in range(len(soff) - 1):
+        ns = soff[t + 1] - soff[t]
+        if ns == 0:
+            worst[t] = 0
+            continue
+        nk = koff[t + 1] - koff[t]
+        dt = dist[doff[t] : doff[t + 1]].reshape((nk, ns))
+        xt = extra[xoff[t] : xoff[t + 1]].reshape((-1, ns))
+        a, b = soff[t], soff[t + 1]
+        worst[t] = least_deep(dt, xt, wanted[a:b], half, depth[a:b], row[a:b])

@@ -33,10 +33,23 @@ from functools import lru_cache
 from arbitre.errors import RulesError
 from arbitre.i18n import N_, T_, Text, join, semicolons
 from arbitre.rules import schema
-from arbitre.rules.mordheim.deciding import Enemy, elevation_slack, legal_slack, smallest
+from arbitre.rules.mordheim.deciding import (
+    Enemy,
+    elevation_slack,
+    legal_slack,
+    own_slacks,
+    smallest,
+    unseen_caps,
+)
 from arbitre.rules.mordheim.priority import height, priority
 from arbitre.rules.mordheim.shot import Odds, Shot, ballistic_skill, need_text, rolled
-from arbitre.rules.mordheim.sight import building_problems, check_buildings, los_rulings, measure
+from arbitre.rules.mordheim.sight import (
+    Measured,
+    building_problems,
+    check_buildings,
+    los_rulings,
+    measure_facts,
+)
 from arbitre.rules.mordheim.target import (
     Draft,
     Engagements,
@@ -104,7 +117,7 @@ def rule_targets(
     engaged = table.engagements()
     w, bs = missile_weapon(s, weapon), ballistic_skill(s)
     multiplayer = len(table.sides()) > 2
-    drafts = _drafts(table, s, w, bs, engaged, multiplayer, options)
+    drafts, measured = _drafts(table, s, w, bs, engaged, multiplayer, options)
     elevated = s.elevation > TWO_INCHES + DIST_EPS
     refusals = _refusals(s, w, bs, engaged, drafts)
     candidates = [d for d in drafts if d.facts.visible and not d.barred]
@@ -131,6 +144,7 @@ def rule_targets(
         )
     # M1, M7: refusals no move undoes (statuses, engagements, no weapon or BS)
     static = bool(engaged[s.id]) or any(k in s.status for k in BARRED) or w is None or not bs
+    _measured(s, w, drafts, measured, refusals, static, elevated)
     margins = _margins(table, s, drafts, refusals, static, elevated)
     pad = s.base.radius if options.range_from == "edge" else 0.0
     reach = None if w is None or w.range is None else w.range
@@ -152,17 +166,9 @@ def rule_targets(
     )
 
 
-def _margins(
-    table: Table,
-    s: Model,
-    drafts: list[Draft],
-    refusals: list[Reason],
-    static: bool,
-    elevated: bool,
-) -> list[Margin]:
-    """G8: the margin of the whole ruling, then of each target (:mod:`.deciding`)."""
-    close = shared_options(table).close_call
-    enemies = [
+def _enemies(s: Model, drafts: list[Draft]) -> list[Enemy]:
+    """What :mod:`.deciding` needs of each draft."""
+    return [
         Enemy(
             d.model.id,
             d.distance,
@@ -176,6 +182,45 @@ def _margins(
         )
         for d in drafts
     ]
+
+
+def _measured(
+    s: Model,
+    w: Weapon | None,
+    drafts: list[Draft],
+    measured: Measured,
+    refusals: list[Reason],
+    static: bool,
+    elevated: bool,
+) -> None:
+    """G8: the drafts' sight margins, measured now that their legality is known: an
+    unseen enemy's M1 margin only as far as it may decide (:func:`unseen_caps`)."""
+    enemies = {e.ident: e for e in _enemies(s, drafts)}
+    caps = unseen_caps(
+        [enemies[f.target] for f in measured.sights],
+        None if w is None else w.range,
+        elevation_slack(s),
+        static_refusal=static,
+        sees_none=bool(refusals) and not static,
+        up=elevated,
+    )
+    final = {f.target: f for f in measured.with_margins(caps)}
+    for d in drafts:
+        d.facts = final[d.model.id]
+        d.own = own_slacks(d.facts, d.distance, w)
+
+
+def _margins(
+    table: Table,
+    s: Model,
+    drafts: list[Draft],
+    refusals: list[Reason],
+    static: bool,
+    elevated: bool,
+) -> list[Margin]:
+    """G8: the margin of the whole ruling, then of each target (:mod:`.deciding`)."""
+    close = shared_options(table).close_call
+    enemies = _enemies(s, drafts)
     sees_none = bool(refusals) and not static
     height = elevation_slack(s)
     each = [
@@ -200,15 +245,15 @@ def _drafts(
     engaged: Engagements,
     multiplayer: bool,
     options: MordheimOptions,
-) -> list[Draft]:
+) -> tuple[list[Draft], Measured]:
     """Every enemy of ``s`` as a target, nearest first (M6); those it does not see are
-    refused (M1)."""
+    refused (M1). Their sight margins are still to measure (:func:`_measured`)."""
     enemies = [m for m in table.models if m.side != s.side]
-    seen = measure(table, [(s.id, e.id) for e in enemies], options.windows)
+    measured = measure_facts(table, [(s.id, e.id) for e in enemies], options.windows)
     drafts = sorted(
         (
             target_facts(table, s, e, f, w, bs, engaged, multiplayer, options)
-            for e, f in zip(enemies, seen, strict=True)
+            for e, f in zip(enemies, measured.sights, strict=True)
         ),
         key=lambda d: d.distance,
     )
@@ -226,7 +271,7 @@ def _drafts(
                     ),
                 )
             )
-    return drafts
+    return drafts, measured
 
 
 def _refusals(

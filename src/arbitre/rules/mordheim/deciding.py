@@ -17,6 +17,7 @@ slack; the shooter's elevation against 2" (M5) is a threshold all the same.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 
 from arbitre.rules.mordheim.margins import NO_SLACK, Slack
@@ -104,17 +105,71 @@ def legal_slack(
         return smallest(tests)
     if t.large:
         return t.own
+    # the smallest of the tests, the first of equals: each enemy's test as a number, its
+    # Slack (and the words of an order test) made only when it is the smallest so far
+    best, pick = t.own.mm, None
+    who: Slack | None = t.own
     for c in enemies:
         if c is t or c.barred:
             continue
-        order = Slack(abs(c.distance - t.distance) / 2, f"closest {t.ident}-{c.ident}")
+        order = abs(c.distance - t.distance) / 2
         closer = c.distance < t.distance
         if c.visible:
-            tests.append(smallest((c.own, order)) if closer else order)
+            # smallest((c.own, order)) when closer, else the order
+            test = c.own if closer and not order < c.own.mm else None
         elif not t.legal:  # one more closer enemy cannot make it legal
             continue
-        elif closer:
-            tests.append(c.seen)
-        else:  # it must come into view and closer, both
-            tests.append(max((c.seen, order), key=lambda s: s.mm))
-    return smallest(tests)
+        else:  # closer: c.seen; farther: max((c.seen, order)), both must change
+            test = c.seen if closer or not order > c.seen.mm else None
+        mm = order if test is None else test.mm
+        if mm < best:
+            best, who, pick = mm, test, c
+    if who is not None:
+        return who
+    assert pick is not None  # an order test is the smallest
+    return Slack(best, f"closest {t.ident}-{pick.ident}")
+
+
+def unseen_caps(
+    enemies: Sequence[Enemy],
+    reach: float | None,
+    height: Slack,
+    *,
+    static_refusal: bool,
+    sees_none: bool,
+    up: bool,
+) -> list[float]:
+    """For each enemy, a slack its M1 margin (``seen``) cannot beat when it is not seen:
+    larger than it, that margin changes no target's margin (:func:`legal_slack`, then
+    the smallest with ``own`` and ``height``), so it need only be known to be larger
+    (``math.inf``: it must be measured). ``reach``: the weapon's range (None without).
+
+    An unseen enemy's ``seen`` is a test of its own margin, beside its range and half
+    range, the elevation and (for one that may be legal, neither barred nor large) the
+    order of the distances to each seen enemy not barred; and of each legal target's
+    (``c.seen``, or ``max(c.seen, order)``), beside the same tests of that target. A
+    value above the least of some tests of a margin is never that margin's smallest
+    (whichever comes first): so a value above, for every margin it is a test of, the
+    least of some of that margin's other tests changes none. Every ``seen`` counts for
+    every margin when the shooter sees none or stands high (M5): none is capped."""
+    if sees_none or up:
+        return [math.inf] * len(enemies)
+    seen = [c for c in enemies if c.visible and not c.barred]
+
+    def cap(t: Enemy, loop: bool) -> float:
+        tests = [height.mm]
+        if reach is not None:
+            tests += [abs(t.distance - reach), abs(t.distance - reach / 2)]
+        if loop:
+            tests += [abs(c.distance - t.distance) / 2 for c in seen if c is not t]
+        return min(tests)
+
+    legal = [u for u in enemies if u.legal and not u.barred and not u.large]
+    # a legal target: its own tests (static refusals have none)
+    beside = max((cap(u, True) for u in legal), default=-math.inf)
+    return [
+        math.inf
+        if t.visible
+        else max(cap(t, not static_refusal and not t.barred and not t.large), beside)
+        for t in enemies
+    ]

@@ -866,6 +866,83 @@ def hidden_slack(
     return Slack(max(0.0, value), _who(p, near, r) or "beam")
 
 
+def hidden_slacks(
+    kern: Any,
+    table: Table,
+    p: Pieces,
+    views: Sequence[View],
+    masks: Sequence[np.ndarray],
+    half: float,
+    caps: Sequence[float] | None = None,
+) -> list[Slack]:
+    """:func:`hidden_slack` of each view and mask, in one kernel call for all of them
+    (:func:`arbitre.kernels_mordheim.hidden_many`) and one for their answers, the GEOS
+    depths measured view by view as there.
+
+    ``caps``: a view whose margin is surely above its cap (the kernels' lower bound on
+    its depths is, :data:`GUESS` allowed for) gets that lower bound, named ``beam``,
+    without its GEOS depths: a caller passes as cap a slack the margin could not beat
+    (:func:`arbitre.rules.mordheim.sight.measure`). Without caps, every answer is
+    :func:`hidden_slack`'s."""
+    if not views:
+        return []
+    tol = table.contact_tolerance
+    nears = [_candidates(p, v, m)[0] for v, m in zip(views, masks, strict=True)]
+    segs = [np.ascontiguousarray(v.segments) for v in views]
+    joints = [_joints(p, near, sg, kern) for near, sg in zip(nears, segs, strict=True)]
+    extras = [np.where(j.through, (tol - j.gap)[:, None], -np.inf) for j in joints]
+    ns = np.asarray([len(sg) for sg in segs], dtype=np.int64)
+    nk = np.asarray([len(near) for near in nears], dtype=np.int64)
+    soff = np.concatenate([[0], np.cumsum(ns)]).astype(np.int64)
+    koff = np.concatenate([[0], np.cumsum(nk)]).astype(np.int64)
+    doff = np.concatenate([[0], np.cumsum(nk * ns)]).astype(np.int64)
+    xoff = np.concatenate([[0], np.cumsum([x.size for x in extras])]).astype(np.int64)
+    flat_segs = np.ascontiguousarray(np.vstack(segs))
+    flat_ks = np.concatenate([np.asarray(n, dtype=np.int64) for n in nears])
+    flat_extra = np.concatenate([x.reshape(-1) for x in extras]).astype(np.float64)
+    inside = np.vstack([_starts_inside(p, float(sg[0, 0]), float(sg[0, 1])) for sg in segs])
+    target = np.asarray([(v.tx, v.ty, v.r) for v in views], dtype=np.float64).reshape(-1, 3)
+    dist = np.empty(int(doff[-1]))
+    meets = np.zeros(len(dist), dtype=np.bool_)
+    todo = np.zeros(len(dist), dtype=np.bool_)
+    wanted = np.ones(len(flat_segs), dtype=np.bool_)
+    low = np.empty(len(views))
+    kern.hidden_many(
+        flat_segs, soff, flat_ks, koff, doff, flat_extra, xoff, p.discs, p.eoff, p.eflat,
+        inside, p.bbox, target, p.valid, half, GUESS, dist, meets, wanted, todo, low,
+    )  # fmt: skip
+    bound: dict[int, Slack] = {}
+    for t, v in enumerate(views):
+        if caps is not None and np.isfinite(low[t]):
+            least = float(low[t]) - float(v.spacing) / 2.0 - p.error
+            if max(0.0, least) > caps[t]:  # the margin is at least this: above its cap
+                bound[t] = Slack(max(0.0, least), "beam")
+                continue
+        block = slice(int(doff[t]), int(doff[t + 1]))
+        if todo[block].any():
+            shape = (int(nk[t]), int(ns[t]))
+            d = dist[block].reshape(shape)  # a view: the depths go into ``dist``
+            _meet(p, flat_ks[koff[t] : koff[t + 1]], segs[t], d, todo[block].reshape(shape))
+    depth = np.empty(len(flat_segs))
+    row = np.empty(len(flat_segs), dtype=np.int64)
+    worst = np.zeros(len(views), dtype=np.int64)
+    kern.least_deep_many(dist, doff, flat_extra, xoff, wanted, soff, koff, half, depth, row, worst)
+    out = []
+    for t, v in enumerate(views):
+        if t in bound:
+            out.append(bound[t])
+            continue
+        j = int(soff[t] + worst[t])
+        value = float(depth[j]) - float(v.spacing) / 2.0 - p.error
+        r = int(row[j])
+        if r >= nk[t]:
+            a, b = joints[t].ab[r - int(nk[t])].tolist()
+            out.append(Slack(max(0.0, value), f"contact {p.ids[a]}-{p.ids[b]}"))
+        else:
+            out.append(Slack(max(0.0, value), _who(p, nears[t], r) or "beam"))
+    return out
+
+
 def hiding_slack(kern: Any, p: Pieces, v: View, hiders: Sequence[int], half: float) -> Slack:
     """M8, part of the target hidden: the deepest point of ``R`` hidden by one of the
     ``hiders`` (its depth in ``R`` and in the piece grown by the beam, the smaller),

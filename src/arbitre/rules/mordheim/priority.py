@@ -16,6 +16,8 @@ Decisions beyond RULES.md:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from arbitre.i18n import T_, TN_, Text, Word, join, semicolons
 from arbitre.rules.mordheim.shot import modifiers
 from arbitre.rules.mordheim.target import Draft
@@ -30,6 +32,16 @@ def priority(s: Model, candidates: list[Draft]) -> None:
     if not candidates:
         return
     nearest = candidates[0].distance
+    # each closer enemy is compared with every farther one: its facts read once
+    eases = {c: c.ease() for c in candidates}
+    distracted = {c: bool(_distracted(c)) for c in candidates}
+    texts: dict[Draft, Text] = {}
+
+    def ease_text(c: Draft) -> Text:
+        if c not in texts:
+            texts[c] = _ease_text(c)
+        return texts[c]
+
     for d in candidates:
         t = d.model.id
         if d.distance <= nearest + DIST_EPS:
@@ -61,24 +73,8 @@ def priority(s: Model, candidates: list[Draft]) -> None:
             )
             continue
         closer = [c for c in candidates if c.distance < d.distance - DIST_EPS]
-        passed: list[Text] = []
-        unmet: list[Draft] = []
-        for c in closer:
-            status = [Word(text) for key, text in DISTRACTED.items() if key in c.model.status]
-            if status:
-                passed.append(T_("{id} is {status}", id=c.model.id, status=_and(status)))
-            elif d.ease() > c.ease():
-                passed.append(
-                    T_(
-                        "{target} is easier to hit than {other} ({ease}; {other_ease})",
-                        target=t,
-                        other=c.model.id,
-                        ease=_ease_text(d),
-                        other_ease=_ease_text(c),
-                    )
-                )
-            else:
-                unmet.append(c)
+        ease = d.ease()
+        unmet = [c for c in closer if not distracted[c] and not ease > eases[c]]
         if not unmet:
             d.allow(
                 Reason(
@@ -87,15 +83,36 @@ def priority(s: Model, candidates: list[Draft]) -> None:
                     T_(
                         "{target} may be picked over closer enemies: {passed}",
                         target=t,
-                        passed=semicolons(passed),
+                        passed=semicolons(_passed(d, c, ease_text) for c in closer),
                     ),
                 )
             )
             continue
-        d.refuse(_not_easier(s, d, unmet))
+        d.refuse(_not_easier(s, d, unmet, ease_text))
 
 
-def _not_easier(s: Model, d: Draft, unmet: list[Draft]) -> Reason:
+def _distracted(c: Draft) -> list[Word]:
+    """The M3 statuses (stunned, knocked down, fleeing) of a closer enemy, in words."""
+    return [Word(text) for key, text in DISTRACTED.items() if key in c.model.status]
+
+
+def _passed(d: Draft, c: Draft, ease_text: Callable[[Draft], Text]) -> Text:
+    """M3: why ``d`` may be picked over the closer ``c`` (it is passed over)."""
+    status = _distracted(c)
+    if status:
+        return T_("{id} is {status}", id=c.model.id, status=_and(status))
+    return T_(
+        "{target} is easier to hit than {other} ({ease}; {other_ease})",
+        target=d.model.id,
+        other=c.model.id,
+        ease=ease_text(d),
+        other_ease=ease_text(c),
+    )
+
+
+def _not_easier(
+    s: Model, d: Draft, unmet: list[Draft], ease_text: Callable[[Draft], Text]
+) -> Reason:
     """M3: why ``d`` may not be picked over the closer enemies ``unmet``."""
     t = d.model.id
     return Reason(
@@ -109,8 +126,8 @@ def _not_easier(s: Model, d: Draft, unmet: list[Draft]) -> Reason:
             "n",
             ids=join(c.model.id for c in unmet),
             target=t,
-            ease=_ease_text(d),
-            others=semicolons(_ease_text(c) for c in unmet),
+            ease=ease_text(d),
+            others=semicolons(ease_text(c) for c in unmet),
             n=len(unmet),
         ),
     )

@@ -16,8 +16,8 @@ the M8 share too.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
 
@@ -133,8 +133,37 @@ def measure(
 ) -> list[PairSight]:
     """The :class:`PairSight` of each ``(shooter, target)`` pair of model ids, windows
     open or shut as the M12 option says."""
+    return measure_facts(table, pairs, windows).with_margins()
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class Measured:
+    """The :class:`PairSight` of some pairs before their G8 margins (``sights``, every
+    margin :data:`NO_SLACK`), and what :meth:`with_margins` measures them from."""
+
+    sights: tuple[PairSight, ...]
+    #: The margins of each pair, given the caps (:func:`_margins`).
+    slacks: Callable[[Sequence[float] | None], list[tuple[Slack, Slack]]] | None = None
+
+    def with_margins(self, caps: Sequence[float] | None = None) -> list[PairSight]:
+        """The sights with their margins. ``caps``: for each pair, a slack its M1 margin
+        could not beat when its target is not seen (``math.inf``: none); such a margin
+        surely above its cap is left a lower bound (:func:`margins.hidden_slacks`)."""
+        if self.slacks is None:
+            return list(self.sights)
+        slack = self.slacks(caps)
+        return [
+            replace(f, seen_margin=seen_by, cover_margin=cover_by)
+            for f, (seen_by, cover_by) in zip(self.sights, slack, strict=True)
+        ]
+
+
+def measure_facts(
+    table: Table, pairs: Sequence[tuple[str, str]], windows: Windows = "open"
+) -> Measured:
+    """:func:`measure` but for the margins (:meth:`Measured.with_margins`)."""
     if not pairs:
-        return []
+        return Measured(())
     ix = open_index(table, windows)
     n = len(ix.ids)
     s = np.asarray([table.model_index(a) for a, _ in pairs], dtype=np.int64)
@@ -157,7 +186,12 @@ def measure(
     rows, ks = np.nonzero(near)
     part[rows, ks] = sight_rows.alone_shares(table, s[rows], g[rows], ks, index=ix)
     shut = _windows(table, ix, pairs, s, g, m1, seen, windows)
-    slack = _margins(table, ix, pairs, s, g, m1, m8, seen, exposed, part, shut, windows)
+
+    def slacks(caps: Sequence[float] | None) -> list[tuple[Slack, Slack]]:
+        return _margins(
+            table, ix, pairs, s, g, m1, m8, seen, exposed, part, shut, windows, caps=caps
+        )
+
     out = []
     for i, (a, b) in enumerate(pairs):
         sa, tb = table.model(a), table.model(b)
@@ -182,11 +216,9 @@ def measure(
                 windows=walls,
                 other=other,
                 open_windows=windows == "open",
-                seen_margin=slack[i][0],
-                cover_margin=slack[i][1],
             )
         )
-    return out
+    return Measured(tuple(out), slacks)
 
 
 def _windows(
@@ -256,25 +288,44 @@ def _margins(
     part: np.ndarray,
     shut: dict[int, tuple[float, tuple[str, ...]]],
     windows: Windows,
+    caps: Sequence[float] | None = None,
 ) -> list[tuple[Slack, Slack]]:
     """G8: for each pair, how far M1 (seen or not) and the cover (M8, M12) are from
-    changing (:mod:`arbitre.rules.mordheim.margins`)."""
+    changing (:mod:`arbitre.rules.mordheim.margins`); the pairs not seen all at once
+    (:func:`margins.hidden_slacks`, with their ``caps``)."""
     p = margins.index_pieces(table, windows)
     kern = margins.kernels(p, _near(table, ix, s, g))
     xyr = np.column_stack(sight.positions(table))
     contacts = window_contacts(table) if windows == "open" else {}
-    out = []
+    views, masks1, masks8 = [], [], []
     for i in range(len(pairs)):
         a, b = int(s[i]), int(g[i])
-        v = margins.view(xyr[a, 0], xyr[a, 1], xyr[b, 0], xyr[b, 1], xyr[b, 2])
+        views.append(margins.view(xyr[a, 0], xyr[a, 1], xyr[b, 0], xyr[b, 1], xyr[b, 2]))
         own = np.zeros(len(ix.ids), dtype=np.bool_)
         own[[a + ix.n_terrain, b + ix.n_terrain]] = True
-        mask1, mask8 = m1[i] & ~own, m8[i] & ~own
+        masks1.append(m1[i] & ~own)
+        masks8.append(m8[i] & ~own)
+    hidden = [i for i in range(len(pairs)) if not seen[i] > SHARE_EPS]
+    unseen = dict(
+        zip(
+            hidden,
+            margins.hidden_slacks(
+                kern,
+                table,
+                p,
+                [views[i] for i in hidden],
+                [masks1[i] for i in hidden],
+                ix.half,
+                None if caps is None else [caps[i] for i in hidden],
+            ),
+            strict=True,
+        )
+    )
+    out = []
+    for i in range(len(pairs)):
+        v, mask1, mask8 = views[i], masks1[i], masks8[i]
         visible = seen[i] > SHARE_EPS
-        if visible:
-            seen_by = margins.seen_slack(kern, table, p, v, mask1, ix.half)
-        else:
-            seen_by = margins.hidden_slack(kern, table, p, v, mask1, ix.half)
+        seen_by = margins.seen_slack(kern, table, p, v, mask1, ix.half) if visible else unseen[i]
         if not visible or _in_other_building(table, pairs[i][0], pairs[i][1]):
             # M8 means nothing for a target not seen; one in another building is in
             # cover whatever the geometry (M8 decision): no cover slack to measure
