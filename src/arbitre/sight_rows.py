@@ -54,7 +54,7 @@ def alone_shares(
     items = np.empty((_K.NBUCKETS, max(npieces, 1)), np.int64)
     dmin = np.empty(max(npieces, 1))
     cand = np.zeros(1, np.int64)
-    for a in np.unique(s).tolist():
+    for a in sight.distinct(s).tolist():
         ax, ay = float(xyr[a, 0]), float(xyr[a, 1])
         k._fill_buckets(ax, ay, kind, disc, eoff, edges, bbox, ix.half, count, items, dmin)
         rows = np.flatnonzero(s == a)

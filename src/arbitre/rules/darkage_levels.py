@@ -149,7 +149,7 @@ class Near:
     def models(self, n_terrain: int) -> np.ndarray:
         """Every base that may touch something (model indices, sorted)."""
         inside = self.discs[self.discs >= n_terrain] - n_terrain
-        return np.unique(np.concatenate([inside, self.polygonal])).astype(np.int64)
+        return sight.distinct(np.concatenate([inside, self.polygonal])).astype(np.int64)
 
 
 def candidates(
@@ -193,7 +193,7 @@ def candidates(
         near = np.abs(signed) - rr[m]
         ok = (signed >= -_ROUND) & (near >= lo) & (near <= hi)
         odd = common.odd if common is not None else _terrain_shapes(table.terrain).odd
-        polygonal = np.unique(m[ok | odd[q]]).astype(np.int64)
+        polygonal = sight.distinct(m[ok | odd[q]]).astype(np.int64)
     return Near(np.vstack(pairs).astype(np.int64).reshape(-1, 2), polygonal)
 
 

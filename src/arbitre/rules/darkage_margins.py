@@ -82,7 +82,7 @@ def _tests(
     i not in sight asked first with only the pieces ``piece[off[i]:off[i + 1]]``
     (``packs``: the offset indexes packed by earlier rounds, by slot, kept there)."""
     found = levels(table, LEVELS[-1])
-    used = np.unique(slot).tolist()
+    used = sight.distinct(slot).tolist()
     where = np.full(2 * len(LEVELS), -1, np.int64)
     packs = {} if packs is None else packs
     for k in used:
@@ -236,7 +236,7 @@ def _deciding(
     window; for one in sight, the pieces of the target's size or larger that reach into
     the window once grown by the first level failed (none when every level passed)."""
     out: list[tuple[str, ...]] = [tuple(c) for c in closers]
-    for level in np.unique(hi[visible]).tolist():
+    for level in sight.distinct(hi[visible]).tolist():
         if level >= len(LEVELS):
             continue
         rows = np.flatnonzero(visible & (hi == level))

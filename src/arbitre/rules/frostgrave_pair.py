@@ -320,7 +320,7 @@ def _batch_joins(
         k, d, _ = batch.listed()
         ok = (k >= 0) & (d < reach) & ~batch.small[np.maximum(k, 0)]
         count = ok.sum(axis=1)
-        for c in np.unique(count[count > 1]).tolist():
+        for c in sight.distinct(count[count > 1]).tolist():
             rows = np.flatnonzero(count == c)
             close = k[rows][ok[rows]].reshape(len(rows), c)
             left, right = _every_two(c)
@@ -328,7 +328,7 @@ def _batch_joins(
             keys.append((close[:, left] * size + close[:, right]).ravel())
     if not groups:
         return out
-    every = np.unique(np.concatenate(keys))
+    every = sight.distinct(np.concatenate(keys))
     ids = groups[0][3]
     named = [(ids[x // size], ids[x % size]) for x in every.tolist()]
     gaps = gaps_between(table, named)
@@ -501,7 +501,7 @@ def _small_contacts_of(
     flags = np.asarray([i in small for i in batch.ids[: batch.n_terrain]], np.bool_)
     hit = piece < batch.n_terrain
     hit[hit] = flags[piece[hit]]
-    keys = np.unique(target[hit] * len(batch.ids) + piece[hit]).tolist()
+    keys = sight.distinct(target[hit] * len(batch.ids) + piece[hit]).tolist()
     models = [m.id for m in table.models]
     ids = batch.ids
     crossed = sorted({(models[x // len(ids)], ids[x % len(ids)]) for x in keys})
