@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import arbitre
-from arbitre import backend, sight
+from arbitre import backend, sight, sight_twins
 from arbitre.geometry import Disc, Point
 from arbitre.rules import frostgrave_margins, frostgrave_pair, frostgrave_windows
 from arbitre.table import Table
@@ -169,11 +169,11 @@ def _same_floats(a: tuple[float, ...], b: tuple[float, ...]) -> bool:
 def test_the_numpy_twin_of_visible_share_gives_the_interpreted_kernels_floats(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sight, "SHARE_NUMPY_FROM", 0)  # the twin's own way for every case
+    monkeypatch.setattr(sight_twins, "SHARE_NUMPY_FROM", 0)  # the twin's own way for every case
     k = backend.interpreted()
     for args in _share_cases(seed):
         want = tuple(float(v) for v in k.visible_share(*args))
-        got = tuple(float(v) for v in sight.visible_share_numpy(*args))
+        got = tuple(float(v) for v in sight_twins.visible_share_numpy(*args))
         assert _same_floats(got, want), (args[:4], args[10:], got, want)
 
 
@@ -290,7 +290,7 @@ def test_the_numpy_twin_of_line_nearby_gives_the_interpreted_kernels_arrays(seed
     deep = 0
     for args in _nearby_cases(seed):
         want = k.line_nearby(*args)
-        got = sight.line_nearby_numpy(*args)
+        got = sight_twins.line_nearby_numpy(*args)
         for x, y in zip(got, want, strict=True):
             assert x.dtype == y.dtype and x.shape == y.shape
             assert np.array_equal(x, y, equal_nan=True)
@@ -354,14 +354,16 @@ def test_the_numpy_twins_give_the_interpreted_kernels_floats_on_many_tables(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The full-strength oracle of the two twins: ~2,600 share cases, ~430 near ones."""
-    monkeypatch.setattr(sight, "SHARE_NUMPY_FROM", 0)
+    monkeypatch.setattr(sight_twins, "SHARE_NUMPY_FROM", 0)
     k = backend.interpreted()
     for seed in range(12, 200):
         for args in _share_cases(seed):
             want = tuple(float(v) for v in k.visible_share(*args))
-            got = tuple(float(v) for v in sight.visible_share_numpy(*args))
+            got = tuple(float(v) for v in sight_twins.visible_share_numpy(*args))
             assert _same_floats(got, want), (seed, args[:4], args[10:])
     for seed in range(8, 80):
         for near in _nearby_cases(seed):
-            for x, y in zip(sight.line_nearby_numpy(*near), k.line_nearby(*near), strict=True):
+            for x, y in zip(
+                sight_twins.line_nearby_numpy(*near), k.line_nearby(*near), strict=True
+            ):
                 assert x.dtype == y.dtype and np.array_equal(x, y, equal_nan=True), seed

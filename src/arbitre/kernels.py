@@ -1489,7 +1489,44 @@ def any_clear(
 
 
 @njit(cache=True)
-def _near_window(
+def window_clear(
+    a: np.ndarray,
+    b: np.ndarray,
+    cand: np.ndarray,
+    nc: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+    grazing: bool,
+    out: np.ndarray,
+) -> bool:
+    """S3 of the window of discs ``a``, ``b`` (x, y, r) among the pieces ``cand[:nc]``:
+    :func:`any_clear` of those discs (its witness into ``out``)."""
+    return bool(
+        any_clear(
+            a[0],
+            a[1],
+            a[2],
+            b[0],
+            b[1],
+            b[2],
+            cand,
+            nc,
+            kind,
+            disc,
+            eoff,
+            edges,
+            half,
+            grazing,
+            out,
+        )
+    )
+
+
+@njit(cache=True)
+def near_window(
     k: int,
     ax: float,
     ay: float,
@@ -1547,27 +1584,11 @@ def any_clear_batch(
                 or bbox[k, 3] < min(a[i, 1], b[i, 1]) - reach
             ):
                 continue
-            if _near_window(k, a[i, 0], a[i, 1], b[i, 0], b[i, 1], reach, kind, disc, eoff, edges):
+            if near_window(k, a[i, 0], a[i, 1], b[i, 0], b[i, 1], reach, kind, disc, eoff, edges):
                 cand[nc] = k
                 nc += 1
         out = np.empty(4)
-        if any_clear(
-            a[i, 0],
-            a[i, 1],
-            a[i, 2],
-            b[i, 0],
-            b[i, 1],
-            b[i, 2],
-            cand,
-            nc,
-            kind,
-            disc,
-            eoff,
-            edges,
-            half,
-            grazing,
-            out,
-        ):
+        if window_clear(a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out):
             found[i] = True
             witness[i, :] = out
     return found, witness

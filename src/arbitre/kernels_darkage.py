@@ -3,9 +3,10 @@ test of many windows, each with only its own few pieces blocking, in one call.
 
 Written once, run compiled by numba or as this same source interpreted
 (:func:`arbitre.backend.kernels` ``(work, "arbitre.kernels_darkage")``). The S3 test
-itself is :func:`arbitre.kernels.any_clear`, taken from the same build: the compiled one
-when numba compiles this module, the interpreted one when this source runs as Python
-(then ``numba`` is a stand-in, not a module, and numba is not loaded).
+itself is :func:`arbitre.kernels.any_clear` (of a window: ``kernels.window_clear``),
+taken from the same build: the compiled one when numba compiles this module, the
+interpreted one when this source runs as Python (then ``numba`` is a stand-in, not a
+module, and numba is not loaded).
 """
 
 from __future__ import annotations
@@ -18,14 +19,14 @@ import numpy as np
 from numba import njit, prange
 
 if isinstance(numba, types.ModuleType):  # compiled: the compiled S3 kernels
-    from arbitre.kernels import BRIDGE, EPS, _near_window, any_clear
+    from arbitre.kernels import BRIDGE, EPS, near_window, window_clear
 else:  # interpreted: the same kernels, interpreted too
     from arbitre.backend import interpreted
 
     BRIDGE = interpreted().BRIDGE
     EPS = interpreted().EPS
-    any_clear = interpreted().any_clear
-    _near_window = interpreted()._near_window
+    near_window = interpreted().near_window
+    window_clear = interpreted().window_clear
 
 
 @njit(cache=True)
@@ -132,23 +133,7 @@ def clear_among(
             a[i], b[i], 0, total, n_pieces, set_piece[s0:s1], kind, disc, bbox, half, cand
         )
         out = np.empty(4)
-        found[i] = any_clear(
-            a[i, 0],
-            a[i, 1],
-            a[i, 2],
-            b[i, 0],
-            b[i, 1],
-            b[i, 2],
-            cand,
-            nc,
-            kind,
-            disc,
-            eoff,
-            edges,
-            half,
-            grazing,
-            out,
-        )
+        found[i] = window_clear(a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out)
     return found
 
 
@@ -240,23 +225,7 @@ def level_tests(
             nc = _closing(
                 a[i], b[i], p0, p1, n_real, set_piece[s0:s1], kind, disc, bbox, half, cand
             )
-            if not any_clear(
-                ax,
-                ay,
-                a[i, 2],
-                bx,
-                by,
-                b[i, 2],
-                cand,
-                nc,
-                kind,
-                disc,
-                eoff,
-                edges,
-                half,
-                grazing,
-                out,
-            ):
+            if not window_clear(a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out):
                 ok[i] = True
                 continue
         reach = max(a[i, 2], b[i, 2]) + half + 10.0 * EPS
@@ -279,26 +248,10 @@ def level_tests(
                 or bbox[k, 3] < min(ay, by) - reach
             ):
                 continue
-            if _near_window(k, ax, ay, bx, by, reach, kind, disc, eoff, edges):
+            if near_window(k, ax, ay, bx, by, reach, kind, disc, eoff, edges):
                 cand[nc] = k
                 nc += 1
-        found = any_clear(
-            ax,
-            ay,
-            a[i, 2],
-            bx,
-            by,
-            b[i, 2],
-            cand,
-            nc,
-            kind,
-            disc,
-            eoff,
-            edges,
-            half,
-            grazing,
-            out,
-        )
+        found = window_clear(a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out)
         ok[i] = found == visible[i]
     return ok
 
@@ -333,23 +286,7 @@ def alone_counts(
             nc = _closing(
                 a[i], b[i], 0, total, n_pieces, set_piece[j : j + 1], kind, disc, bbox, half, cand
             )
-            if not any_clear(
-                a[i, 0],
-                a[i, 1],
-                a[i, 2],
-                b[i, 0],
-                b[i, 1],
-                b[i, 2],
-                cand,
-                nc,
-                kind,
-                disc,
-                eoff,
-                edges,
-                half,
-                grazing,
-                out,
-            ):
+            if not window_clear(a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out):
                 count[i] += 1
                 if count[i] == 1:
                     first[i] = set_piece[j]
@@ -396,22 +333,8 @@ def in_every_closing_two(
                 among[0] = set_piece[x]
                 among[1] = set_piece[y]
                 nc = _closing(a[i], b[i], 0, total, n_pieces, among, kind, disc, bbox, half, cand)
-                if not any_clear(
-                    a[i, 0],
-                    a[i, 1],
-                    a[i, 2],
-                    b[i, 0],
-                    b[i, 1],
-                    b[i, 2],
-                    cand,
-                    nc,
-                    kind,
-                    disc,
-                    eoff,
-                    edges,
-                    half,
-                    grazing,
-                    out,
+                if not window_clear(
+                    a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out
                 ):
                     left = 0
                     for z in range(s0, s1):

@@ -47,32 +47,7 @@ def hulls(xy: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np
     for g in range(n):
         lo = start[g]
         hi = start[g + 1]
-        m = hi - lo
-        # insertion sort of the group (a few dozen points) by x, then y
-        for k in range(m):
-            p = lo + k
-            j = k - 1
-            while j >= 0 and _before(xy, p, order[j]):
-                order[j + 1] = order[j]
-                j -= 1
-            order[j + 1] = p
-        # Andrew's monotone chain: the lower hull left to right, then the upper back,
-        # counter-clockwise, dropping collinear and repeated points
-        h = 0
-        for k in range(m):
-            p = order[k]
-            while h >= 2 and _turn(xy, chain[h - 2], chain[h - 1], p) <= 0.0:
-                h -= 1
-            chain[h] = p
-            h += 1
-        low = h + 1
-        for k in range(m - 2, -1, -1):
-            p = order[k]
-            while h >= low and _turn(xy, chain[h - 2], chain[h - 1], p) <= 0.0:
-                h -= 1
-            chain[h] = p
-            h += 1
-        h -= 1  # the last is the first again
+        h = _hull_ccw(xy, lo, hi, order, chain)
         if h < 3:
             offsets[g + 1] = at
             continue
@@ -99,6 +74,7 @@ def _hull_ccw(xy: np.ndarray, lo: int, hi: int, order: np.ndarray, chain: np.nda
     ``xy``, the first not repeated at the end), collinear points left out; returns its
     number of corners (below 3: a point or a segment)."""
     m = hi - lo
+    # insertion sort of the group (a few dozen points) by x, then y
     for k in range(m):
         p = lo + k
         j = k - 1
@@ -106,6 +82,8 @@ def _hull_ccw(xy: np.ndarray, lo: int, hi: int, order: np.ndarray, chain: np.nda
             order[j + 1] = order[j]
             j -= 1
         order[j + 1] = p
+    # Andrew's monotone chain: the lower hull left to right, then the upper back,
+    # counter-clockwise, dropping collinear and repeated points
     h = 0
     for k in range(m):
         p = order[k]
@@ -120,7 +98,7 @@ def _hull_ccw(xy: np.ndarray, lo: int, hi: int, order: np.ndarray, chain: np.nda
             h -= 1
         chain[h] = p
         h += 1
-    return max(h - 1, 0)
+    return max(h - 1, 0)  # the last is the first again
 
 
 @njit(cache=True)
@@ -141,23 +119,25 @@ def _add_segment(
         # across the ray of angle pi: cut where it meets the line y = cy left of c
         if ta == math.pi:
             ta = -math.pi
-            seg[ns, 0], seg[ns, 1], seg[ns, 2], seg[ns, 3] = ax, ay, bx, by
-            seg[ns, 4], seg[ns, 5] = ta, tb
-            return ns + 1
+            return _put(seg, ns, ax, ay, bx, by, ta, tb)
         if tb == -math.pi:
             tb = math.pi
-            seg[ns, 0], seg[ns, 1], seg[ns, 2], seg[ns, 3] = ax, ay, bx, by
-            seg[ns, 4], seg[ns, 5] = ta, tb
-            return ns + 1
+            return _put(seg, ns, ax, ay, bx, by, ta, tb)
         u = (cy - ay) / (by - ay)
         mx = ax + u * (bx - ax)
-        seg[ns, 0], seg[ns, 1], seg[ns, 2], seg[ns, 3] = ax, ay, mx, cy
-        seg[ns, 4], seg[ns, 5] = ta, math.pi
-        seg[ns + 1, 0], seg[ns + 1, 1], seg[ns + 1, 2], seg[ns + 1, 3] = mx, cy, bx, by
-        seg[ns + 1, 4], seg[ns + 1, 5] = -math.pi, tb
-        return ns + 2
+        ns = _put(seg, ns, ax, ay, mx, cy, ta, math.pi)
+        return _put(seg, ns, mx, cy, bx, by, -math.pi, tb)
     if tb == -math.pi:
         tb = math.pi
+    return _put(seg, ns, ax, ay, bx, by, ta, tb)
+
+
+@njit(cache=True)
+def _put(
+    seg: np.ndarray, ns: int, ax: float, ay: float, bx: float, by: float, ta: float, tb: float
+) -> int:
+    """Write row ``ns`` of ``seg`` (segment ``a b``, its angles ``ta``, ``tb``); returns
+    the new count."""
     seg[ns, 0], seg[ns, 1], seg[ns, 2], seg[ns, 3] = ax, ay, bx, by
     seg[ns, 4], seg[ns, 5] = ta, tb
     return ns + 1
