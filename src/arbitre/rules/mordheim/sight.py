@@ -33,7 +33,7 @@ from arbitre.rules.mordheim.margins import NO_SLACK, Slack
 from arbitre.rules.mordheim.values import MordheimOptions
 from arbitre.rules.options import shared_options
 from arbitre.rules.ruling import LosRuling, Margin, Reason
-from arbitre.table import Model, Table
+from arbitre.table import Model, Table, Terrain
 
 #: M12: a wall's windows are openings (``open``, the default) or part of the wall.
 Windows = Literal["open", "closed"]
@@ -472,12 +472,12 @@ def pct(share: float) -> Text:
     return T_("{pct}%", pct=Num(share * 100, ".0f"))
 
 
-def _shares_text(table: Table, f: PairSight, pieces: Sequence[str], whole: float) -> Text:
+def _shares_text(small: frozenset[str], f: PairSight, pieces: Sequence[str], whole: float) -> Text:
     """What ``pieces`` hide of the target, ``whole`` in all: ``fence hides 40%`` for one
     piece, ``40% is hidden: fence hides 30%, cart 25% (each alone)`` for several; a
-    piece that only gives cover says so (it hides without blocking, M8 decision)."""
+    piece that only gives cover (of ``small``) says so (it hides without blocking, M8
+    decision)."""
     alone = dict(f.hidden)
-    small = _cover_only(table)
     words = [
         T_(
             "{piece} hides {share} (a cover piece: it hides without blocking)",
@@ -493,15 +493,47 @@ def _shares_text(table: Table, f: PairSight, pieces: Sequence[str], whole: float
     return T_("{share} is hidden: {pieces} (each alone)", share=pct(whole), pieces=join(words))
 
 
-@lru_cache(maxsize=32)
 def _cover_only(table: Table) -> frozenset[str]:
-    """The pieces that hide without blocking (cover pieces, M8 decision)."""
-    return frozenset(t.id for t in table.terrain if not t.blocks)
+    """The pieces that hide without blocking (cover pieces, M8 decision); the last
+    answer kept for the very same terrain (a frozen tuple held here: its pieces cannot
+    change), the others by content (:func:`_cover_pieces`)."""
+    terrain = table.terrain
+    last = _LAST_SMALL[-1] if _LAST_SMALL else None
+    if last is not None and last[0] is terrain:
+        return last[1]
+    small = _cover_pieces(terrain)
+    _LAST_SMALL[:] = [(terrain, small)]
+    return small
+
+
+#: The last :func:`_cover_only` answer: its terrain and cover pieces.
+_LAST_SMALL: list[tuple[tuple[Terrain, ...], frozenset[str]]] = []
+
+
+@lru_cache(maxsize=32)
+def _cover_pieces(terrain: tuple[Terrain, ...]) -> frozenset[str]:
+    """:func:`_cover_only` of a table's terrain (kept per terrain: models move, pieces
+    do not)."""
+    return frozenset(t.id for t in terrain if not t.blocks)
+
+
+#: How many reasons :func:`seen_reason` and :func:`cover` keep (a few tables' pairs).
+WORDS_MAX = 2048
 
 
 def seen_reason(table: Table, f: PairSight) -> Reason:
     """M1: whether the shooter sees some of the target (S2 > 0, blocking pieces hiding),
-    and, when blocking pieces hide part of it, what each hides."""
+    and, when blocking pieces hide part of it, what each hides. Kept by what the words
+    are made of (the sight, the cover pieces, where the shooter stands): a pair whose
+    sight did not change gets the same words without wording them again."""
+    inside = table.model(f.shooter).inside if f.ignored else None
+    return _seen_reason(f, _cover_only(table) if f.partial else frozenset(), inside)
+
+
+@lru_cache(maxsize=WORDS_MAX)
+def _seen_reason(f: PairSight, small: frozenset[str], shooter_inside: str | None) -> Reason:
+    """:func:`seen_reason` of the sight ``f``, ``small`` the cover pieces (M8 decision)
+    and ``shooter_inside`` the building the shooter stands in."""
     a, b = f.shooter, f.target
     if f.visible:
         words = T_(
@@ -511,12 +543,12 @@ def seen_reason(table: Table, f: PairSight) -> Reason:
             target=b,
         )
         for w in f.ignored:
-            who = a if table.model(a).inside == w else b
+            who = a if shooter_inside == w else b
             words = semicolons(
                 (words, T_("{piece} does not hide: {id} stands in it", piece=w, id=who))
             )
         if f.partial:
-            words = semicolons((words, _shares_text(table, f, f.partial, 1 - f.seen)))
+            words = semicolons((words, _shares_text(small, f, f.partial, 1 - f.seen)))
         return Reason("M1", (a, b, *f.partial), words)
     by = join(f.blockers, empty=N_("blocking terrain and models"))
     return Reason(
@@ -577,8 +609,26 @@ def cover(table: Table, s: Model, t: Model, f: PairSight) -> tuple[bool, tuple[s
     """M8: in cover when terrain (any piece) or another model hides part of the target;
     by decision, a target inside a building other than the shooter's is in cover, and
     (M12) so is a target seen only through windows. The words say which share is hidden
-    and what each piece hides of it alone."""
-    building = t.inside if t.inside is not None and t.inside != s.inside else None
+    and what each piece hides of it alone. Kept by what the words are made of (as
+    :func:`seen_reason`)."""
+    small = _cover_only(table) if f.partly_hidden else frozenset()
+    return _cover(s.id, s.inside, t.id, t.inside, f, small)
+
+
+@lru_cache(maxsize=WORDS_MAX)
+def _cover(
+    shooter: str,
+    shooter_inside: str | None,
+    target: str,
+    target_inside: str | None,
+    f: PairSight,
+    small: frozenset[str],
+) -> tuple[bool, tuple[str, ...], Reason]:
+    """:func:`cover` of the shooter and target (ids and the buildings they stand in), the
+    sight ``f`` and ``small`` the cover pieces (M8 decision)."""
+    building = (
+        target_inside if target_inside is not None and target_inside != shooter_inside else None
+    )
     through = f.windows if f.only_windows else ()
     extra = [p for p in (*((building,) if building else ()), *through) if p not in f.hiders]
     pieces = (*f.hiders, *dict.fromkeys(extra))
@@ -587,23 +637,27 @@ def cover(table: Table, s: Model, t: Model, f: PairSight) -> tuple[bool, tuple[s
         parts.append(
             T_(
                 "of {target}'s base seen from {shooter}, {shares}; {plain} in plain view",
-                target=t.id,
-                shooter=s.id,
-                shares=_shares_text(table, f, f.hiders, 1 - f.exposed),
+                target=target,
+                shooter=shooter,
+                shares=_shares_text(small, f, f.hiders, 1 - f.exposed),
                 plain=pct(f.exposed),
             )
         )
     if building:
-        parts.append(T_("{id} stands inside building {building}", id=t.id, building=building))
+        parts.append(T_("{id} stands inside building {building}", id=target, building=building))
     if through:
         parts.append(
-            T_("{id} is seen only through a window of {walls} (M12)", id=t.id, walls=join(through))
+            T_(
+                "{id} is seen only through a window of {walls} (M12)",
+                id=target,
+                walls=join(through),
+            )
         )
     if not parts:
-        words = T_("nothing hides any part of {id}: no cover", id=t.id)
-        return False, (), Reason("M8", (t.id,), words)
+        words = T_("nothing hides any part of {id}: no cover", id=target)
+        return False, (), Reason("M8", (target,), words)
     words = T_("in cover: {parts}", parts=semicolons(parts))
-    return True, pieces, Reason("M8", (t.id, *pieces), words)
+    return True, pieces, Reason("M8", (target, *pieces), words)
 
 
 def because(visible: bool, blockers: Sequence[str], cover_pieces: Sequence[str]) -> str:

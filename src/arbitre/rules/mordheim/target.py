@@ -24,8 +24,10 @@ Decisions beyond RULES.md:
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from dataclasses import replace
 from fractions import Fraction
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from arbitre.errors import RulesError
@@ -53,7 +55,7 @@ from arbitre.rules.mordheim.values import (
     length,
 )
 from arbitre.rules.ruling import NO_MARGIN, Margin, Reason
-from arbitre.table import Model, Table, Weapon
+from arbitre.table import Model, Table, Unit, Weapon
 
 #: Who is in close combat with whom, read both ways (:meth:`Table.engagements`).
 Engagements = dict[str, tuple[str, ...]]
@@ -239,26 +241,35 @@ def in_range(
     table: Table, s: Model, e: Model, distance: float, w: Weapon | None, opts: MordheimOptions
 ) -> tuple[bool | None, bool | None, Reason]:
     """M6: whether ``e`` is in range of ``w`` and at long range (None without a weapon),
-    measured as ``range_from`` says, and why."""
+    measured as ``range_from`` says, and why. Kept by what the answer is made of (ids,
+    distance, weapon, option and unit): a target that did not move is not worded again."""
+    return _in_range(s.id, e.id, distance, w, opts.range_from, table.unit)
+
+
+@lru_cache(maxsize=2048)
+def _in_range(
+    shooter: str, target: str, distance: float, w: Weapon | None, range_from: str, unit: Unit
+) -> tuple[bool | None, bool | None, Reason]:
+    """:func:`in_range` of these ids, distance, weapon, ``range_from`` and unit."""
     away = (
         T_(
             "{target} is {distance} away (closest base edges)",
-            target=e.id,
-            distance=length(table, distance),
+            target=target,
+            distance=unit.measure(distance),
         )
-        if opts.range_from == "edge"
+        if range_from == "edge"
         else T_(
-            "{target} is {distance} away (centres)", target=e.id, distance=length(table, distance)
+            "{target} is {distance} away (centres)", target=target, distance=unit.measure(distance)
         )
     )
     if w is None or w.range is None:
-        return None, None, Reason("M6", (s.id, e.id), away)
+        return None, None, Reason("M6", (shooter, target), away)
     within = distance <= w.range + DIST_EPS
     long_range = distance > w.range / 2 + DIST_EPS
     what = (
         T_("out of range: the shot misses automatically")
         if not within
-        else T_("long range (beyond {half})", half=length(table, w.range / 2))
+        else T_("long range (beyond {half})", half=unit.measure(w.range / 2))
         if long_range
         else T_("in range, not long range")
     )
@@ -266,10 +277,10 @@ def in_range(
         "{away}; {weapon} {range}: {what}",
         away=away,
         weapon=w.name,
-        range=length(table, w.range),
+        range=unit.measure(w.range),
         what=what,
     )
-    return within, long_range, Reason("M6", (s.id, e.id), words)
+    return within, long_range, Reason("M6", (shooter, target), words)
 
 
 class Draft:
@@ -336,17 +347,42 @@ class Draft:
         deciding = list(self.deciding)
         if self.legal and self.note is not None and not self.barred:
             deciding.append(self.note)
-        order = {r: i for i, r in enumerate(self.reasons)}
-        deciding.sort(key=lambda r: order.get(r, len(order)))
+        deciding.sort(key=_rank(self.reasons))
         return replace(
             self.ruling,
             legal=self.legal,
             closest=self.closest,
             reasons=tuple(self.reasons),
             refusals=tuple(self.refusals),
-            deciding=tuple(dict.fromkeys(deciding)),
+            deciding=_distinct(deciding),
             margin=margin,
         )
+
+
+def _rank(reasons: list[Reason]) -> Callable[[Reason], int]:
+    """Where a reason comes among ``reasons``: ``{r: i for i, r in enumerate(reasons)}
+    .get(r, len(that dict))``, the last equal one's place, without hashing the reasons'
+    texts (a reason is mostly the very object listed: found by identity first, as a
+    dict finds it)."""
+
+    def rank(r: Reason) -> int:
+        for i in range(len(reasons) - 1, -1, -1):
+            q = reasons[i]
+            if q is r or q == r:
+                return i
+        return len(_distinct(reasons))
+
+    return rank
+
+
+def _distinct(reasons: list[Reason]) -> tuple[Reason, ...]:
+    """``tuple(dict.fromkeys(reasons))``: the first of equal reasons, in order, by
+    identity then equality (as a dict compares keys), without hashing them."""
+    out: list[Reason] = []
+    for r in reasons:
+        if not any(q is r or q == r for q in out):
+            out.append(r)
+    return tuple(out)
 
 
 def _seen(table: Table, s: Model, e: Model, f: PairSight) -> tuple[list[Reason], bool, Pieces]:
