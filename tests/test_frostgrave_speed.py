@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -121,7 +122,7 @@ def test_a_dragged_model_is_ruled_as_a_fresh_process_rules_it(seed: int) -> None
         assert warm == cold
 
 
-def _share_cases(seed: int) -> list[tuple[object, ...]]:
+def _share_cases(seed: int) -> list[tuple[Any, ...]]:
     """Seeded arguments of ``kernels.visible_share`` for segment targets: origins at
     models' centres, on pieces and anywhere; segments across the table, window openings,
     short ones and ones in line with the origin; every candidate or those in the wedge;
@@ -185,7 +186,7 @@ def test_the_share_cases_hide_targets_in_part_under_every_beam() -> None:
     for seed in range(12):
         for args in _share_cases(seed):
             if 0.0 < float(k.visible_share(*args)[0]) < 1.0:
-                partial.add(float(args[10]) > 0.0)  # type: ignore[arg-type]
+                partial.add(float(args[10]) > 0.0)
     assert partial == {False, True}
 
 
@@ -243,7 +244,7 @@ def test_f4_contacts_follow_a_moved_target() -> None:
     assert seen[1:] == [True, False, True]
 
 
-def _nearby_cases(seed: int) -> list[tuple[object, ...]]:
+def _nearby_cases(seed: int) -> list[tuple[Any, ...]]:
     """Seeded arguments of ``kernels.line_nearby`` as the Frostgrave margins give them:
     the centre lines of models' pairs (their own bases left out), and segments from
     anywhere to anywhere; beams of none, thin and wide; a cap that some lines exceed."""

@@ -298,13 +298,14 @@ def _plain_as_rich(tables: int) -> None:
         cells = CELLS if i % 3 else tuple(c for c in CELLS if "\n" not in c)
         rows = [[rng.choice(cells) for _ in range(n)] for _ in range(rng.randint(0, 6))]
         width = rng.randint(8, 90)
-        options = {"highlight": False, "soft_wrap": True} if i % 2 else {}
-        got, want = (Console(width=width, file=io.StringIO(), **options) for _ in range(2))
+        options: dict[str, Any] = {"highlight": False, "soft_wrap": True} if i % 2 else {}
+        out, ref = io.StringIO(), io.StringIO()
+        got, want = (Console(width=width, file=f, **options) for f in (out, ref))
         assert got.color_system is None
         layout = print_grid(got, cols, rows)
         assert _reference_grid(want, cols, rows) == layout
         if layout != "stacked":  # the stacked layout prints no table (rich's reference)
-            assert got.file.getvalue() == want.file.getvalue(), (cols, rows, width)
+            assert out.getvalue() == ref.getvalue(), (cols, rows, width)
             heads = [c.short if layout == "short" and c.short else c.header for c in cols]
             widths = [
                 max([grid.cell_len(h), *(grid.cell_len(r[k]) for r in rows)])
@@ -569,7 +570,21 @@ def _outcome(cls: Any, value: object) -> str:
 
 
 #: What a mutated document puts in place of a value.
-ODD_VALUES = (None, "x", "", -1, 0, 2.5, 1e12, float("nan"), True, [], {}, [1, 2, 3], {"a": 1})
+ODD_VALUES: tuple[object, ...] = (
+    None,
+    "x",
+    "",
+    -1,
+    0,
+    2.5,
+    1e12,
+    float("nan"),
+    True,
+    [],
+    {},
+    [1, 2, 3],
+    {"a": 1},
+)
 
 
 def _mutated(doc: Any, rng: Any) -> Any:
@@ -624,7 +639,8 @@ def _judged_alike(mutations: int, pieces: int | None, schemas: bool) -> None:
     import arbitre.scenario_doc as docs
 
     eager = _eager_docs()
-    for cls in (*docs.DOCS, docs.HeaderDoc) if schemas else (docs.ScenarioDoc,):
+    classes: tuple[Any, ...] = (*docs.DOCS, docs.HeaderDoc) if schemas else (docs.ScenarioDoc,)
+    for cls in classes:
         old = getattr(eager, cls.__name__)
         assert cls.model_json_schema(by_alias=True) == old.model_json_schema(by_alias=True)
     rng = random.Random(16)
