@@ -129,3 +129,24 @@ def test_an_unknown_language_is_refused_by_name() -> None:
         i18n.choose("de", None, {})
     with pytest.raises(ArbitreError, match=r"lang: got 'es'"):
         i18n.choose(None, "es", {})
+
+
+def test_a_text_worded_again_gives_the_same_words_in_each_language() -> None:
+    """Texts keep their words by identity and language: the same object worded again in
+    English and French gives each language's words, equal to a fresh copy's; a text made
+    anew with the same id slot after the first is gone is worded afresh."""
+    names = [f"m{k}" for k in range(30)]
+    made = i18n.T_(
+        "of {b}'s size ({size}) or larger, these close the window: {names}",
+        b="x",
+        size=2.5,
+        names=i18n.join(names),
+    )
+    for lang in ("en", "fr", "en", "fr"):
+        fresh = i18n.Text(made.msgid, made.params, made.plural, made.count)
+        assert made.render(lang) == fresh._render(lang)
+    assert made.render("en") != made.render("fr")
+    held = len(i18n._WORDED)
+    for k in range(2 * i18n._WORDED_AT_MOST // 3):
+        assert i18n.Text("{a}", (("a", k),)).render("en") == str(k)
+    assert len(i18n._WORDED) <= i18n._WORDED_AT_MOST and held > 0

@@ -188,6 +188,12 @@ class Word:
         return self.render()
 
 
+#: The words of the texts worded lately, by ``(id(text), lang)``; each entry holds its
+#: text, so that an id is not reused while its words are kept.
+_WORDED: dict[tuple[int, str], tuple[Any, str]] = {}
+_WORDED_AT_MOST = 20_000
+
+
 @dataclass(frozen=True, slots=True)
 class Text:
     """A message: its id (the English text with ``{named}`` placeholders), its
@@ -201,8 +207,20 @@ class Text:
 
     def render(self, lang: Lang | None = None) -> str:
         """The message in ``lang`` (default: :func:`current`), its parameters worded in
-        ``lang`` too."""
+        ``lang`` too. The words of this very object are kept (by identity, the object
+        held with them, bounded): a reason shared by many rulings, or kept from the last
+        ask, and the long chains :func:`join` builds are worded once a language."""
         lang = lang or current()
+        kept = _WORDED.get((id(self), lang))
+        if kept is not None and kept[0] is self:
+            return kept[1]
+        words = self._render(lang)
+        if len(_WORDED) >= _WORDED_AT_MOST:
+            _WORDED.clear()
+        _WORDED[(id(self), lang)] = (self, words)
+        return words
+
+    def _render(self, lang: Lang) -> str:
         values = dict(self.params)
         if self.plural is not None and self.count is not None:
             template = trn(self.msgid, self.plural, int(values[self.count]), lang)
