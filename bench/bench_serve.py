@@ -49,8 +49,9 @@ def _free_port() -> int:
 
 def _serve() -> tuple[uvicorn.Server, int]:
     port = _free_port()
+    app = create_app(warm=True)
     config = uvicorn.Config(
-        create_app(warm=True),
+        app,
         host="127.0.0.1",
         port=port,
         log_level="warning",
@@ -60,6 +61,9 @@ def _serve() -> tuple[uvicorn.Server, int]:
     threading.Thread(target=server.run, daemon=True).start()
     while not server.started:
         time.sleep(0.02)
+    # the kernels loaded and run once, the long-lived objects frozen (as a page sees it
+    # a few seconds after ``arbitre serve`` starts)
+    app.state.collector.settled.wait(600)
     return server, port
 
 

@@ -24,17 +24,18 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import json
 import logging
 import threading
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
-from starlette.requests import Request
+from starlette.requests import HTTPConnection, Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route, WebSocketRoute
 from starlette.staticfiles import StaticFiles
@@ -43,6 +44,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from arbitre import backend, files, i18n
 from arbitre.errors import ArbitreError
 from arbitre.faces.web import protocol, stand
+from arbitre.faces.web.collect import Collector
 from arbitre.faces.web.protocol import MAX_MESSAGE, MessageError
 from arbitre.faces.web.saving import to_yaml
 from arbitre.faces.web.session import Session, open_file
@@ -52,6 +54,8 @@ from arbitre.rules.options import field_names
 from arbitre.table import Table
 
 log = logging.getLogger("arbitre.serve")
+
+_R = TypeVar("_R")
 
 STATIC = Path(str(resources.files("arbitre") / "faces" / "web" / "static"))
 #: Languages of the page's texts: ``strings.<lang>.js`` in the static folder.
@@ -128,7 +132,7 @@ async def api_ask(request: Request) -> Response:
             with i18n.speaking(lang):
                 return ask(subject, question, rules=rules, options=options, **req).to_json()
 
-        answer = await run_in_threadpool(work)
+        answer = await _work(request, work)
     except ArbitreError as exc:
         with i18n.speaking(_language(request, doc, subject)):
             return _refused(exc)
@@ -224,7 +228,7 @@ class _Overlay:
             if job is None:
                 return
             try:
-                reply = await run_in_threadpool(job.run)
+                reply = await _work(self.ws, job.run)
             except ArbitreError as exc:
                 with i18n.speaking(self.session.lang):
                     reply = protocol.error(str(exc))
@@ -302,7 +306,7 @@ def session_endpoint(start: str | None) -> Any:
         lang = ws.query_params.get("lang")
         browser = ws.query_params.get("browser", "")
         try:
-            session: Session = await run_in_threadpool(open_file, start, lang, browser)
+            session: Session = await _work(ws, functools.partial(open_file, start, lang, browser))
         except ArbitreError as exc:
             session = open_file(None, lang, browser)
             with i18n.speaking(session.lang):
@@ -325,7 +329,7 @@ def session_endpoint(start: str | None) -> Any:
                     if inbox.superseded(msg):  # a newer move of the same model is waiting
                         replies = [{"type": "superseded", "seq": seq, "last": True}]
                     else:
-                        replies = await run_in_threadpool(session.handle, msg)
+                        replies = await _work(ws, functools.partial(session.handle, msg))
                 except ArbitreError as exc:
                     with i18n.speaking(session.lang):
                         replies = [protocol.error(str(exc), seq=seq)]
@@ -360,22 +364,54 @@ async def echo(ws: WebSocket) -> None:
 
 
 @contextlib.asynccontextmanager
-async def _warm(app: Starlette) -> AsyncIterator[None]:
-    """Load the compiled sight kernels in the background as the server starts: a page
-    asks many small questions in a row, each faster compiled (the first start after the
-    kernels change compiles them, about a minute; questions meanwhile wait for it)."""
-    threading.Thread(target=backend.compiled, name="arbitre-kernels", daemon=True).start()
-    yield
+async def _serving(app: Starlette) -> AsyncIterator[None]:
+    """A serving process: the compiled sight kernels loaded and run once in the
+    background as the server starts (a page asks many small questions in a row, each
+    faster compiled; the first start after the kernels change compiles them, about a
+    minute; questions meanwhile wait for it), and the garbage collected between drags,
+    never during one (:mod:`arbitre.faces.web.collect`)."""
+    collector = Collector()
+    app.state.collector = collector
+    collector.start()
+
+    def load() -> None:
+        backend.compiled()
+        backend.warm()
+        collector.settle()
+
+    threading.Thread(target=load, name="arbitre-kernels", daemon=True).start()
+    watch = asyncio.create_task(collector.watch())
+    try:
+        yield
+    finally:
+        watch.cancel()
+        collector.stop()
+
+
+async def _work(conn: HTTPConnection, work: Callable[[], _R]) -> _R:
+    """``work()`` in the thread pool, the page marked busy meanwhile for a served page's
+    collector (:meth:`Collector.working`)."""
+    collector: Collector | None = getattr(conn.app.state, "collector", None)
+    if collector is None:
+        return await run_in_threadpool(work)
+
+    def busy() -> _R:
+        with collector.working():
+            return work()
+
+    return await run_in_threadpool(busy)
 
 
 def create_app(path: str | None = None, *, warm: bool = False) -> Starlette:
     """The application serving the page on the scenario ``path`` (the demo without one).
-    It writes no file, except ``path`` itself when the page saves to it. ``warm`` loads
-    the compiled kernels as it starts (``arbitre serve`` does; tests need not wait)."""
+    It writes no file, except ``path`` itself when the page saves to it. ``warm``: a
+    serving process (``arbitre serve`` and its benchmark; tests need not wait): it loads
+    and runs the compiled kernels as it starts and collects garbage between drags
+    (:func:`_serving`)."""
     if path is not None:
         files.load(path)  # a bad file is refused before the server starts
     return Starlette(
-        lifespan=_warm if warm else None,
+        lifespan=_serving if warm else None,
         routes=[
             Route("/", page),
             Route("/strings/{lang}.js", strings),
