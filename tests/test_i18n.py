@@ -150,3 +150,82 @@ def test_a_text_worded_again_gives_the_same_words_in_each_language() -> None:
     for k in range(2 * i18n._WORDED_AT_MOST // 3):
         assert i18n.Text("{a}", (("a", k),)).render("en") == str(k)
     assert len(i18n._WORDED) <= i18n._WORDED_AT_MOST and held > 0
+
+
+def _plain(value: object, lang: i18n.Lang) -> str:
+    """The wording of a parameter as the first version of i18n did it: the oracle of the
+    faster :func:`i18n.param` and :meth:`i18n.Text._render`."""
+    if isinstance(value, i18n.Text):
+        values = dict(value.params)
+        if value.plural is not None and value.count is not None:
+            template = i18n.translations(lang).ngettext(
+                value.msgid, value.plural, int(values[value.count])
+            )
+        else:
+            template = i18n.translations(lang).gettext(value.msgid)
+        return template.format(**{k: _plain(v, lang) for k, v in values.items()})
+    if isinstance(value, i18n.Join):
+        if not value.items:
+            return i18n.translations(lang).gettext(value.empty) if value.empty else ""
+        return value.sep.join(_plain(v, lang) for v in value.items)
+    if isinstance(value, (i18n.Length, i18n.Word, i18n.At, i18n.Num, i18n.Count)):
+        return value.render(lang)
+    if isinstance(value, float):
+        return i18n.number(value, lang)
+    return str(value)
+
+
+class Shout(str):
+    """A str subclass with words of its own: worded by its ``__str__``."""
+
+    def __str__(self) -> str:
+        return self.upper()
+
+
+def test_texts_are_worded_as_the_plain_wording_does() -> None:
+    """Random nests of texts, joins, semicolons, plurals and every parameter kind, in both
+    languages: the words equal the plain recursive wording's (the fast paths: English
+    ids as themselves, str parameters as they are, format_map)."""
+    import random
+
+    rng = random.Random(12)
+    ids = [m for m in french() if isinstance(m, str) and "{" in m][:200]
+    plurals = [m for m in french() if isinstance(m, tuple)][:50]
+
+    def leaf() -> object:
+        return rng.choice(
+            [
+                f"id{rng.randint(0, 99)}",
+                Shout("loud"),
+                rng.uniform(-100, 100),
+                rng.randint(-5, 5),
+                i18n.Length(rng.uniform(0, 80), "in", 25.4),
+                i18n.Word("cover"),
+                i18n.At(rng.uniform(0, 99), rng.uniform(0, 99)),
+                i18n.Num(rng.random(), ".0%"),
+                i18n.Count(rng.randint(0, 10**7)),
+            ]
+        )
+
+    def text(depth: int) -> object:
+        if depth == 0 or rng.random() < 0.3:
+            return leaf()
+        kind = rng.random()
+        if kind < 0.2:
+            return i18n.join([text(depth - 1) for _ in range(rng.randint(0, 4))])
+        if kind < 0.35:
+            return i18n.semicolons([text(depth - 1) for _ in range(rng.randint(0, 5))])
+        if kind < 0.5 and plurals:
+            one, many = rng.choice(plurals)
+            names = sorted(i18n.placeholders(one) | i18n.placeholders(many))
+            count = "n" if "n" in names else names[0] if names else "n"
+            params = {k: text(depth - 1) for k in names}
+            params[count] = rng.randint(0, 3)
+            return i18n.TN_(one, many, count, **params)
+        msgid = rng.choice(ids)
+        return i18n.T_(msgid, **{k: text(depth - 1) for k in i18n.placeholders(msgid)})
+
+    for _ in range(400):
+        made = text(4)
+        for lang in i18n.LANGS:
+            assert i18n.param(made, lang) == _plain(made, lang)

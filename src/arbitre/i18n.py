@@ -121,8 +121,11 @@ def translations(lang: Lang) -> gettext.NullTranslations:
 
 def tr(msgid: str, lang: Lang | None = None) -> str:
     """``msgid`` in ``lang`` (default: :func:`current`; the id itself when the catalogue
-    lacks it)."""
-    return translations(lang or current()).gettext(msgid)
+    lacks it). English, the source language, is the id itself."""
+    lang = lang or current()
+    if lang == "en":
+        return msgid
+    return translations(lang).gettext(msgid)
 
 
 def trn(singular: str, plural: str, n: int, lang: Lang | None = None) -> str:
@@ -221,12 +224,12 @@ class Text:
         return words
 
     def _render(self, lang: Lang) -> str:
-        values = dict(self.params)
+        params = self.params
         if self.plural is not None and self.count is not None:
-            template = trn(self.msgid, self.plural, int(values[self.count]), lang)
+            template = trn(self.msgid, self.plural, int(dict(params)[self.count]), lang)
         else:
             template = tr(self.msgid, lang)
-        return template.format(**{k: param(v, lang) for k, v in values.items()})
+        return template.format_map({k: param(v, lang) for k, v in params})
 
     def __str__(self) -> str:
         return self.render()
@@ -346,12 +349,18 @@ def semicolons(items: Iterable[object], empty: str = "") -> Text:
 
 def param(value: Any, lang: Lang | None = None) -> str:
     """One parameter worded in ``lang`` (default: :func:`current`)."""
+    if type(value) is str:  # an id, the commonest parameter: itself
+        return value
     lang = lang or current()
-    if isinstance(value, (Length, Word, Text, At, Join, Num, Count)):
+    if isinstance(value, _WORDY):
         return value.render(lang)
     if isinstance(value, float):
         return number(value, lang)
     return str(value)
+
+
+#: The parameter types worded per language (each has ``render(lang)``).
+_WORDY = (Text, Length, Word, At, Join, Num, Count)
 
 
 def placeholders(template: str) -> frozenset[str]:
