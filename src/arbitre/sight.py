@@ -547,13 +547,17 @@ def _reuse_bridges(
     ends: list[np.ndarray] = [base.ends[keep]]
     segs: list[np.ndarray] = [base.segs[keep]]
     if len(models):
-        centres = shapely.points(models[:, :2])
         geoms: list[BaseGeometry | None] = [*tp.valid, *([None] * len(models))]
-        for c in changed:
+        # the bases near each changed wall's box (a superset), then GEOS for those only
+        valid = np.asarray([tp.valid[c] for c in changed], dtype=np.object_)
+        near_m, near_w = _box_pairs(models, shapely.bounds(valid), within)
+        for w, c in enumerate(changed):
             g = tp.valid[c]
             assert g is not None  # a wall
-            gap = np.asarray(shapely.distance(centres, g)) - models[:, 2]
-            for m in np.flatnonzero(gap <= within).tolist():
+            ms = np.sort(near_m[near_w == w])
+            centres = shapely.points(models[ms, :2])
+            gap = np.asarray(shapely.distance(centres, g)) - models[ms, 2]
+            for m in ms[gap <= within].tolist():
                 for seg in _contact_segments(disc, shapes, geoms, c, first + m, reach):
                     ends.append(np.asarray([[c, first + m]], np.int64))
                     segs.append(np.asarray([seg], np.float64))
