@@ -142,7 +142,9 @@ def test_a_busy_page_collects_young_generations_past_the_limit(
 ) -> None:
     monkeypatch.setattr(collect, "YOUNG_LIMIT", 1_000)
     with served.working():
-        keep: list[list[int]] = [[] for _ in range(5_000)]  # containers: the young generation's count
+        keep: list[list[int]] = [
+            [] for _ in range(5_000)
+        ]  # containers: the young generation's count
     assert [g for g, _ in served.passes] == [1]
     assert gc.get_count()[0] < 1_000
     del keep

@@ -600,3 +600,225 @@ def least_deep_many(
         xt = extra[xoff[t] : xoff[t + 1]].reshape((-1, ns))
         a, b = soff[t], soff[t + 1]
         worst[t] = least_deep(dt, xt, wanted[a:b], half, depth[a:b], row[a:b])
+
+
+@njit(cache=True)
+def seen_many(
+    segs: np.ndarray,
+    soff: np.ndarray,
+    ks: np.ndarray,
+    koff: np.ndarray,
+    doff: np.ndarray,
+    discs: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    inside: np.ndarray,
+    bbox: np.ndarray,
+    target: np.ndarray,
+    jsel: np.ndarray,
+    joff: np.ndarray,
+    toff: np.ndarray,
+    jxy: np.ndarray,
+    jgap: np.ndarray,
+    far: np.ndarray,
+    half: float,
+    err: float,
+    tol: float,
+    orient_err: float,
+    dist: np.ndarray,
+    meets: np.ndarray,
+    thr: np.ndarray,
+    sure: np.ndarray,
+    clear: np.ndarray,
+    who: np.ndarray,
+    meet: np.ndarray,
+    best: np.ndarray,
+) -> None:
+    """``margins._clearance`` up to its GEOS depths, for many views at once
+    (``margins.seen_slacks``).
+
+    View ``t`` has the segments ``segs[soff[t]:soff[t + 1]]`` (all starting at one point,
+    whose polygons holding it are flagged in row ``t`` of ``inside``, and ending on the
+    circle ``target[t]``: ``tx, ty, r``), the near pieces ``ks[koff[t]:koff[t + 1]]``, its
+    distances and meetings as the ``(pieces, segments)`` blocks ``doff[t]:doff[t + 1]``
+    of the flat ``dist`` and ``meets`` (:func:`apart`, but for the distances that cannot
+    decide, :func:`_apart_seen`), its G4 joints ``jsel[joff[t]:joff[t + 1]]`` (rows of
+    ``jxy`` and ``jgap``) with the segments passing through them as the ``(joints,
+    segments)`` blocks ``toff[t]:toff[t + 1]`` of ``thr`` and ``sure`` (:func:`through`),
+    and the box distance ``far[t]`` of the nearest piece left out. Then
+    :func:`seen_clear` of each view: its segments' ``clear`` and ``who``, whether its
+    GEOS depths are to measure (``meet[t]``) and its clearest segment (``best[t]``)."""
+    for t in range(len(soff) - 1):
+        sg = segs[soff[t] : soff[t + 1]]
+        kt = ks[koff[t] : koff[t + 1]]
+        shape = (len(kt), len(sg))
+        dt = dist[doff[t] : doff[t + 1]].reshape(shape)
+        mt = meets[doff[t] : doff[t + 1]].reshape(shape)
+        nj = joff[t + 1] - joff[t]
+        jt = (nj, len(sg))
+        xy = np.empty((nj, 4))
+        for i in range(nj):
+            for c in range(4):
+                xy[i, c] = jxy[jsel[joff[t] + i], c]
+        tt = thr[toff[t] : toff[t + 1]].reshape(jt)
+        through(sg, xy, orient_err, tt, sure[toff[t] : toff[t + 1]].reshape(jt))
+        if len(sg):
+            _apart_seen(sg, kt, discs, eoff, edges, inside[t], bbox, target[t], dt, mt)
+    seen_clear(
+        soff, koff, doff, dist, meets, jsel, joff, toff, jgap, thr, far, half, err, tol,
+        np.ones(len(soff) - 1, dtype=np.bool_), clear, who, meet, best,
+    )  # fmt: skip
+
+
+@njit(cache=True)
+def seen_clear(
+    soff: np.ndarray,
+    koff: np.ndarray,
+    doff: np.ndarray,
+    dist: np.ndarray,
+    meets: np.ndarray,
+    jsel: np.ndarray,
+    joff: np.ndarray,
+    toff: np.ndarray,
+    jgap: np.ndarray,
+    thr: np.ndarray,
+    far: np.ndarray,
+    half: float,
+    err: float,
+    tol: float,
+    todo: np.ndarray,
+    clear: np.ndarray,
+    who: np.ndarray,
+    meet: np.ndarray,
+    best: np.ndarray,
+) -> None:
+    """For each view ``t`` of :func:`seen_many` with ``todo[t]``: ``margins._clear_of``
+    of its blocks (each segment's ``clear``, and its ``who``: -1 for none, a near
+    piece's row, or the number of near pieces plus the row of a joint among the view's),
+    whether ``margins._clearance`` would measure its GEOS depths (``meet[t]``), and
+    ``np.argmax`` of its clearances (``best[t]``). The numpy forms' operations, in their
+    order (``_first_best``: the first strictly better, NaN never better; ``max`` and
+    ``argmax``: NaN first)."""
+    for t in range(len(soff) - 1):
+        if not todo[t]:
+            continue
+        ns = soff[t + 1] - soff[t]
+        if ns == 0:
+            meet[t] = False
+            best[t] = 0
+            continue
+        nk = koff[t + 1] - koff[t]
+        nj = joff[t + 1] - joff[t]
+        dt = dist[doff[t] : doff[t + 1]].reshape((nk, ns))
+        mt = meets[doff[t] : doff[t + 1]].reshape((nk, ns))
+        tt = thr[toff[t] : toff[t + 1]].reshape((nj, ns))
+        ct = clear[soff[t] : soff[t + 1]]
+        wt = who[soff[t] : soff[t + 1]]
+        start = far[t] - half - err
+        for j in range(ns):
+            low = start
+            at = -1
+            if not np.isnan(low):
+                for i in range(nk):
+                    v = dt[i, j] - half - err
+                    if np.isnan(v):
+                        continue
+                    if v < low:
+                        low, at = v, i
+            for i in range(nj):
+                open_by = jgap[jsel[joff[t] + i]] - tol
+                if tt[i, j] and open_by < low:
+                    low, at = open_by, nk + i
+            ct[j] = low
+            wt[j] = at
+        # ``met.any() and (met.all() or clear[~met].max() <= clear[met].max())``
+        any_met = False
+        all_met = True
+        top_met, nan_met = -np.inf, False
+        top_free, nan_free = -np.inf, False
+        for j in range(ns):
+            met = False
+            for i in range(nk):
+                if mt[i, j]:
+                    met = True
+                    break
+            v = ct[j]
+            if met:
+                any_met = True
+                if np.isnan(v):
+                    nan_met = True
+                elif v > top_met:
+                    top_met = v
+            else:
+                all_met = False
+                if np.isnan(v):
+                    nan_free = True
+                elif v > top_free:
+                    top_free = v
+        meet[t] = any_met and (all_met or (not nan_met and not nan_free and top_free <= top_met))
+        at = 0
+        for j in range(ns):
+            if np.isnan(ct[j]):
+                at = j
+                break
+            if ct[j] > ct[at]:
+                at = j
+        best[t] = at
+
+
+@njit(cache=True)
+def _apart_seen(
+    segs: np.ndarray,
+    ks: np.ndarray,
+    discs: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    inside: np.ndarray,
+    bbox: np.ndarray,
+    target: np.ndarray,
+    dist: np.ndarray,
+    meets: np.ndarray,
+) -> None:
+    """:func:`apart`, but for the pieces that surely are neither met nor the nearest of a
+    segment: those left infinitely far (``dist`` infinite, never met).
+
+    Each piece's distance to every segment is at least its ``bound``
+    (:func:`_apart_near`: the segments end on the target's circle), widened by
+    :data:`SAFE`. The pieces are measured in the order of their bounds; a piece whose
+    bound is above 0 (never met) and above the least distance already measured of a
+    segment is left out of it: its distance is above that one, so it is not the least,
+    nor the first reaching it. Every measured distance is :func:`apart`'s; which ones
+    are left out depends on the order (the builds may sort equal bounds apart), never
+    the least of a segment, its first piece, nor the meetings."""
+    n, m = len(ks), len(segs)
+    ox, oy = segs[0, 0], segs[0, 1]
+    tx, ty, r = target[0], target[1], target[2]
+    bound = np.empty(n)
+    for i in range(n):
+        k = ks[i]
+        polygon = discs[k, 2] < 0.0
+        if polygon:
+            cx, cy = 0.5 * (bbox[k, 0] + bbox[k, 2]), 0.5 * (bbox[k, 1] + bbox[k, 3])
+            reach = 0.5 * np.hypot(bbox[k, 2] - bbox[k, 0], bbox[k, 3] - bbox[k, 1])
+        else:
+            cx, cy, reach = discs[k, 0], discs[k, 1], discs[k, 2]
+        b = _seg_point(ox, oy, tx, ty, cx, cy) - r - reach
+        bound[i] = b - SAFE * (1.0 + abs(b) + r + reach)
+        if polygon and inside[k]:
+            bound[i] = -np.inf
+    least = np.full(m, np.inf)
+    for i in np.argsort(bound):
+        k = ks[i]
+        polygon = discs[k, 2] < 0.0
+        for j in range(m):
+            if bound[i] > 0.0 and bound[i] > least[j]:
+                dist[i, j] = np.inf
+                meets[i, j] = False
+                continue
+            d = _piece_distance(segs, j, k, discs, eoff, edges)
+            if polygon and inside[k]:
+                d = 0.0
+            dist[i, j] = d
+            meets[i, j] = polygon and d <= 0.0
+            if d < least[j]:
+                least[j] = d

@@ -823,6 +823,290 @@ def _between(v: View, segs: np.ndarray, best: int) -> np.ndarray:
     return np.column_stack([np.full(len(s), ox), np.full(len(s), oy), ox + s * ux, oy + s * uy])
 
 
+def seen_slacks(
+    kern: Any,
+    table: Table,
+    p: Pieces,
+    views: Sequence[View],
+    masks: Sequence[np.ndarray],
+    half: float,
+) -> list[Slack]:
+    """:func:`seen_slack` of each view and mask, bit for bit, the views batched: each
+    round (every other near segment, then more between the neighbours of the clearest)
+    is one kernel call for every view's distances, joints and clearances
+    (:func:`arbitre.kernels_mordheim.seen_many`), GEOS only where a view alone calls it
+    (joints too close to tell, the depths :func:`_clearance` measures), one call of each
+    kind for all, then one kernel call for the clearances of the views GEOS changed. A
+    view whose segments do not all start at its centre (never one of :func:`view`) is
+    measured alone."""
+    if not views:
+        return []
+    ks, koff, fars = _candidates_many(p, views, masks)
+    jsel, joff = _joints_many(p, ks, koff)
+    coarse = [np.ascontiguousarray(v.segments if v.point else v.segments[::2]) for v in views]
+    centre = np.asarray([(v.ox, v.oy, v.tx, v.ty, v.r) for v in views], dtype=np.float64)
+    alone = _not_one_start(centre, coarse).tolist()
+    coarse = [_NO_SEGS if a else sg for a, sg in zip(alone, coarse, strict=True)]
+    inside = np.vstack([_starts_inside(p, float(v.ox), float(v.oy)) for v in views])
+    target = np.ascontiguousarray(centre[:, 2:])
+    tol = table.contact_tolerance
+    batch = _Batch(kern, tol, p, ks, koff, jsel, joff, fars, inside, target, half)
+    first = batch.clearances(coarse)
+    refine = np.asarray([not (v.point or a) for v, a in zip(views, alone, strict=True)])
+    second = batch.clearances(_between_many(views, first, refine))
+    out = []
+    for t, v in enumerate(views):
+        if alone[t]:
+            out.append(seen_slack(kern, table, p, v, masks[t], half))
+            continue
+        at = int(first.soff[t] + first.best[t])
+        value, who = first.clear[at], int(first.who[at])
+        if refine[t]:
+            top = int(second.soff[t] + second.best[t])
+            if second.clear[top] > value:
+                value, who = second.clear[top], int(second.who[top])
+        out.append(Slack(max(0.0, float(value)), batch.name(t, who) or "beam"))  # a float
+    return out
+
+
+#: No segments (a view measured alone by :func:`seen_slacks`, or not refined).
+_NO_SEGS = np.zeros((0, 4))
+_NO_SEGS.flags.writeable = False
+
+
+def _not_one_start(centre: np.ndarray, segs: Sequence[np.ndarray]) -> np.ndarray:
+    """Which views (their centres ``ox, oy`` first in the rows of ``centre``) have no
+    segments, or some not starting at the centre (measured alone: :func:`_apart` asks
+    :func:`_starts_inside` about the one start of them all)."""
+    ns = np.asarray([len(sg) for sg in segs], dtype=np.int64)
+    flat = np.vstack([_NO_SEGS, *segs])
+    view = np.repeat(np.arange(len(segs)), ns)
+    off = (flat[:, 0] != centre[view, 0]) | (flat[:, 1] != centre[view, 1])
+    out = np.asarray(ns == 0, dtype=np.bool_)
+    out[view[off]] = True
+    return out
+
+
+def _candidates_many(
+    p: Pieces, views: Sequence[View], masks: Sequence[np.ndarray]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_candidates` of each view and mask, in one numpy form (the same operations
+    element by element): the near pieces of view ``t`` are ``ks[koff[t]:koff[t + 1]]``
+    (in piece order), and ``far[t]`` the box distance of the nearest left out."""
+    box = np.asarray([v.bounds for v in views], dtype=np.float64).reshape(-1, 4)
+    x0, y0, x1, y1 = (box[:, c, None] for c in range(4))
+    b = p.bbox
+    dx = np.maximum(0.0, np.maximum(b[None, :, 0] - x1, x0 - b[None, :, 2]))
+    dy = np.maximum(0.0, np.maximum(b[None, :, 1] - y1, y0 - b[None, :, 3]))
+    gap = np.hypot(dx, dy)
+    gap[~np.vstack(masks).reshape(gap.shape)] = np.inf
+    near = gap <= FAR
+    rest = np.where(near, np.inf, gap)
+    far = rest.min(axis=1) if rest.shape[1] else np.full(len(views), np.inf)
+    rows, ks = np.nonzero(near)
+    koff = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(views)))])
+    return ks.astype(np.int64), koff.astype(np.int64), np.asarray(far, dtype=np.float64)
+
+
+def _joints_many(p: Pieces, ks: np.ndarray, koff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The G4 joints of each view of :func:`_candidates_many` (:func:`_joints`: the
+    bridges between two of its near pieces, in bridge order): view ``t``'s are the rows
+    ``jsel[joff[t]:joff[t + 1]]`` of the packed joints."""
+    n = len(koff) - 1
+    ab = p.joint_ab
+    if not len(ab):
+        return np.zeros(0, dtype=np.int64), np.zeros(n + 1, dtype=np.int64)
+    keep = np.zeros((n, len(p.ids)), dtype=np.bool_)
+    keep[np.repeat(np.arange(n), np.diff(koff)), ks] = True
+    rows, jsel = np.nonzero(keep[:, ab[:, 0]] & keep[:, ab[:, 1]])
+    joff = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=n))])
+    return jsel.astype(np.int64), joff.astype(np.int64)
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Round:
+    """One round of :func:`seen_slacks`: view ``t``'s segments are the rows
+    ``soff[t]:soff[t + 1]`` of ``segs``, with their clearances and what limits each
+    (``who``, :meth:`_Batch.name`), and its clearest (``best[t]``, an index into its
+    segments: ``np.argmax``)."""
+
+    segs: np.ndarray
+    soff: np.ndarray
+    clear: np.ndarray
+    who: np.ndarray
+    best: np.ndarray
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Batch:
+    """The views of :func:`seen_slacks` and what their rounds share (near pieces,
+    joints, the box distance of the pieces left out, the polygons holding each start)."""
+
+    kern: Any
+    tol: float
+    p: Pieces
+    ks: np.ndarray
+    koff: np.ndarray
+    jsel: np.ndarray
+    joff: np.ndarray
+    far: np.ndarray
+    inside: np.ndarray
+    #: ``tx, ty, r`` of each view's target (its segments end on that circle).
+    target: np.ndarray
+    half: float
+
+    def clearances(self, segs: Sequence[np.ndarray]) -> _Round:
+        """:func:`_clearance` of each view's segments ``segs[t]`` (every one starting at
+        the view's centre), its clearest found as :func:`seen_slack` finds it."""
+        p, ks, koff, joff = self.p, self.ks, self.koff, self.joff
+        ns = np.asarray([len(sg) for sg in segs], dtype=np.int64)
+        nk, nj = np.diff(koff), np.diff(joff)
+        soff = np.concatenate([[0], np.cumsum(ns)]).astype(np.int64)
+        doff = np.concatenate([[0], np.cumsum(nk * ns)]).astype(np.int64)
+        toff = np.concatenate([[0], np.cumsum(nj * ns)]).astype(np.int64)
+        flat = np.ascontiguousarray(np.vstack([_NO_SEGS, *segs]))
+        dist = np.empty(int(doff[-1]))
+        meets = np.zeros(len(dist), dtype=np.bool_)
+        thr = np.zeros(int(toff[-1]), dtype=np.bool_)
+        sure = np.zeros(len(thr), dtype=np.bool_)
+        clear = np.empty(len(flat))
+        who = np.empty(len(flat), dtype=np.int64)
+        n = len(segs)
+        meet = np.zeros(n, dtype=np.bool_)
+        best = np.zeros(n, dtype=np.int64)
+        self.kern.seen_many(
+            flat, soff, ks, koff, doff, p.discs, p.eoff, p.eflat, self.inside, p.bbox,
+            self.target, self.jsel, joff, toff, p.joint_xy, p.joint_gap, self.far, self.half,
+            p.error, self.tol, ORIENT_ERR, dist, meets, thr, sure, clear, who, meet, best,
+        )  # fmt: skip
+        doubt = np.flatnonzero(~sure)
+        if len(doubt):  # too close to tell: GEOS's ``intersects`` (:func:`_through`)
+            t = np.searchsorted(toff, doubt, side="right") - 1
+            i, j = np.divmod(doubt - toff[t], ns[t])
+            lines = np.empty(len(p.bridges), dtype=object)
+            lines[:] = [b[3] for b in p.bridges]
+            thr[doubt] = shapely.intersects(
+                _lines(flat[soff[t] + j]), lines[self.jsel[joff[t] + i]]
+            )
+            redo = np.zeros(n, dtype=np.bool_)
+            redo[t] = True
+            self._clear(soff, doff, toff, dist, meets, thr, redo, clear, who, meet, best)
+        if meet.any():  # the depths :func:`_clearance` measures, then its clearances again
+            jobs = []
+            for u in np.flatnonzero(meet).tolist():
+                shape = (int(nk[u]), int(ns[u]))
+                block = slice(int(doff[u]), int(doff[u + 1]))
+                sg = flat[soff[u] : soff[u + 1]]
+                d, m = dist[block].reshape(shape), meets[block].reshape(shape)
+                jobs.append((ks[koff[u] : koff[u + 1]], sg, d, m))
+            _meet_many(p, jobs)
+            redo = meet.copy()
+            self._clear(soff, doff, toff, dist, meets, thr, redo, clear, who, meet, best)
+        return _Round(flat, soff, clear, who, best)
+
+    def _clear(
+        self,
+        soff: np.ndarray,
+        doff: np.ndarray,
+        toff: np.ndarray,
+        dist: np.ndarray,
+        meets: np.ndarray,
+        thr: np.ndarray,
+        redo: np.ndarray,
+        clear: np.ndarray,
+        who: np.ndarray,
+        meet: np.ndarray,
+        best: np.ndarray,
+    ) -> None:
+        self.kern.seen_clear(
+            soff, self.koff, doff, dist, meets, self.jsel, self.joff, toff, self.p.joint_gap,
+            thr, self.far, self.half, self.p.error, self.tol, redo, clear, who, meet, best,
+        )  # fmt: skip
+
+    def name(self, t: int, who: int) -> str:
+        """The test :func:`_clear_of` names for view ``t``'s ``who`` (-1: none; a near
+        piece's row; past them, a joint's row among the view's)."""
+        near = self.ks[self.koff[t] : self.koff[t + 1]]
+        if who < len(near):
+            return _who(self.p, near, who)
+        a, b = self.p.joint_ab[self.jsel[self.joff[t] + who - len(near)]].tolist()
+        return f"contact {self.p.ids[a]}-{self.p.ids[b]}"
+
+
+#: The fractions of :func:`_between` (its points between two neighbours).
+_BETWEEN = np.linspace(0.0, 1.0, 11)[1:-1, None]
+
+
+def _between_many(views: Sequence[View], first: _Round, refine: np.ndarray) -> list[np.ndarray]:
+    """:func:`_between` of each view to refine around its clearest segment of ``first``,
+    in one numpy form (the same operations element by element); no segments for the
+    others."""
+    out = [_NO_SEGS] * len(views)
+    at = np.flatnonzero(refine)
+    if not len(at):
+        return out
+    ns, best, soff = np.diff(first.soff)[at], first.best[at], first.soff[at]
+    lo = soff + np.maximum(0, best - 1)
+    hi = soff + np.minimum(ns - 1, best + 1)
+    a, b = first.segs[lo, None, 2:], first.segs[hi, None, 2:]
+    ends = a + (b - a) * _BETWEEN[None]
+    picked = [views[t] for t in at.tolist()]
+    centre = np.asarray([(v.ox, v.oy, v.tx, v.ty, v.r) for v in picked], dtype=np.float64)
+    ox, oy, tx, ty, r = (centre[:, c, None] for c in range(5))
+    ux, uy = ends[..., 0] - ox, ends[..., 1] - oy
+    n = np.hypot(ux, uy)
+    ux, uy = ux / n, uy / n
+    fx, fy = tx - ox, ty - oy
+    proj = ux * fx + uy * fy
+    disc = np.maximum(0.0, r * r - (fx * fx + fy * fy - proj * proj))
+    s = proj - np.sqrt(disc)
+    wide = np.broadcast_to
+    segs = np.stack([wide(ox, s.shape), wide(oy, s.shape), ox + s * ux, oy + s * uy], axis=-1)
+    for i, t in enumerate(at.tolist()):
+        out[t] = segs[i]
+    return out
+
+
+def _meet_many(
+    p: Pieces, jobs: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]
+) -> None:
+    """:func:`_meet` of each job (``ks, segs, dist, meets``), the valid pieces' meetings
+    of every job in one GEOS call of each kind (each pair alone: the same depths); should
+    GEOS fail on that call, each job as :func:`_meet` measures it."""
+    found, lines, pieces = [], [_NO_SEGS], [np.zeros(0, dtype=np.int64)]
+    for ks, segs, _, meets in jobs:
+        rows = np.flatnonzero(meets.any(axis=1))
+        good = rows[p.valid[ks[rows]]]
+        at, cols = np.nonzero(meets[good])
+        found.append((rows[~p.valid[ks[rows]]], good[at], cols))
+        lines.append(segs[cols])
+        pieces.append(ks[good[at]])
+    every = np.concatenate(pieces)
+    deep = np.zeros(len(every))
+    if len(every):
+        try:
+            parts, which = shapely.get_parts(
+                shapely.intersection(_lines(np.vstack(lines)), p.geoms[every]),
+                return_index=True,
+            )
+        except shapely.errors.GEOSException:  # GEOS fails on one: each job alone
+            for job in jobs:
+                _meet(p, *job)
+            return
+        keep = shapely.get_type_id(parts) == 1  # the stretches (LineStrings), not touches
+        parts, which = parts[keep], which[keep]
+        if len(parts):
+            mids = shapely.line_interpolate_point(parts, 0.5, normalized=True)
+            np.maximum.at(deep, which, shapely.distance(mids, p.outlines[every[which]]))
+    start = 0
+    for (ks, segs, dist, meets), (invalid, at, cols) in zip(jobs, found, strict=True):
+        for i in invalid.tolist():  # as its fallback measures a whole batch
+            meet = np.flatnonzero(meets[i])
+            dist[i, meet] = -_depth(p, int(ks[i]), _lines(segs[meet]), segs[meet])
+        dist[at, cols] = -deep[start : start + len(at)]
+        start += len(at)
+
+
 def hidden_slack(
     kern: Any, table: Table, p: Pieces, v: View, mask: np.ndarray, half: float
 ) -> Slack:

@@ -292,7 +292,9 @@ def _margins(
 ) -> list[tuple[Slack, Slack]]:
     """G8: for each pair, how far M1 (seen or not) and the cover (M8, M12) are from
     changing (:mod:`arbitre.rules.mordheim.margins`); the pairs not seen all at once
-    (:func:`margins.hidden_slacks`, with their ``caps``)."""
+    (:func:`margins.hidden_slacks`, with their ``caps``), and the pairs seen all at once
+    (:func:`margins.seen_slacks`; M12, those seen with the windows shut too, all at once
+    per shooter's own windows)."""
     p = margins.index_pieces(table, windows)
     kern = margins.kernels(p, _near(table, ix, s, g))
     xyr = np.column_stack(sight.positions(table))
@@ -321,11 +323,35 @@ def _margins(
             strict=True,
         )
     )
+    shown = [i for i in range(len(pairs)) if seen[i] > SHARE_EPS]
+    seen_by_pair = dict(
+        zip(
+            shown,
+            margins.seen_slacks(
+                kern, table, p, [views[i] for i in shown], [masks1[i] for i in shown], ix.half
+            ),
+            strict=True,
+        )
+    )
+    # M12: the pairs seen also with the windows shut (but the shooter's own) that the loop
+    # below gives a window slack, measured with those pieces all at once (per openings)
+    seen_shut: dict[int, Slack] = {}
+    groups: dict[frozenset[tuple[str, int]], list[int]] = {}
+    for i in shown if windows == "open" else ():
+        other = shut.get(i, (None, ()))[0]
+        if other is None or other <= SHARE_EPS or _in_other_building(table, *pairs[i]):
+            continue
+        groups.setdefault(contacts.get(pairs[i][0], frozenset()), []).append(i)
+    for openings, rows in groups.items():
+        shut_pieces = margins.pieces(table, openings=openings)
+        batch = [views[i] for i in rows], [masks1[i] for i in rows]
+        slacks = margins.seen_slacks(kern, table, shut_pieces, *batch, ix.half)
+        seen_shut.update(zip(rows, slacks, strict=True))
     out = []
     for i in range(len(pairs)):
         v, mask1, mask8 = views[i], masks1[i], masks8[i]
         visible = seen[i] > SHARE_EPS
-        seen_by = margins.seen_slack(kern, table, p, v, mask1, ix.half) if visible else unseen[i]
+        seen_by = seen_by_pair[i] if visible else unseen[i]
         if not visible or _in_other_building(table, pairs[i][0], pairs[i][1]):
             # M8 means nothing for a target not seen; one in another building is in
             # cover whatever the geometry (M8 decision): no cover slack to measure
@@ -345,7 +371,7 @@ def _margins(
             by_window = min(
                 margins.hidden_slack(kern, table, shut_pieces, v, mask1, ix.half)
                 if only
-                else margins.seen_slack(kern, table, shut_pieces, v, mask1, ix.half),
+                else seen_shut[i],
                 margins.window_slack(table, pairs[i][0], _window_walls(table)),
                 key=lambda t: t.mm,
             )
