@@ -164,6 +164,13 @@ def _plain(value: object, lang: i18n.Lang) -> str:
         else:
             template = i18n.translations(lang).gettext(value.msgid)
         return template.format(**{k: _plain(v, lang) for k, v in values.items()})
+    if isinstance(value, i18n.Chain):  # as the nested texts semicolons first built
+        if not value.items:
+            return ""
+        nested: object = i18n.Text("{a}", (("a", value.items[0]),))
+        for item in value.items[1:]:
+            nested = i18n.Text(value.msgid, (("a", nested), ("b", item)))
+        return _plain(nested, lang)
     if isinstance(value, i18n.Join):
         if not value.items:
             return i18n.translations(lang).gettext(value.empty) if value.empty else ""

@@ -335,16 +335,40 @@ def join(items: Iterable[Any], sep: str = ", ", empty: str = "") -> Join:
     return Join(tuple(items), sep, empty)
 
 
+#: The message joining two parts of a sentence (French sets a space before ";").
+SEMICOLON = N_("{a}; {b}")
+
+
+@dataclass(frozen=True, slots=True)
+class Chain:
+    """A list parameter joined link by link with a two-part message: each link is
+    ``msgid`` worded with ``a`` the words so far and ``b`` the next item's (the words
+    of the texts ``T_(msgid, a=T_(msgid, a=x, b=y), b=z)`` nest, made in one pass)."""
+
+    items: tuple[Any, ...]
+    msgid: str = SEMICOLON
+
+    def render(self, lang: Lang | None = None) -> str:
+        lang = lang or current()
+        if not self.items:
+            return ""
+        template = tr(self.msgid, lang)
+        words = param(self.items[0], lang)
+        for item in self.items[1:]:
+            words = template.format_map({"a": words, "b": param(item, lang)})
+        return words
+
+    def __str__(self) -> str:
+        return self.render()
+
+
 def semicolons(items: Iterable[object], empty: str = "") -> Text:
     """Parts of a sentence joined by semicolons ("a; b", French "a ; b"); ``empty`` (a
     message id marked with ``N_``) when there are none."""
-    parts = list(items)
+    parts = tuple(items)
     if not parts:
         return Text(empty)
-    words = Text("{a}", (("a", parts[0]),))
-    for p in parts[1:]:
-        words = T_("{a}; {b}", a=words, b=p)
-    return words
+    return Text("{a}", (("a", Chain(parts)),))
 
 
 def param(value: Any, lang: Lang | None = None) -> str:
@@ -360,7 +384,7 @@ def param(value: Any, lang: Lang | None = None) -> str:
 
 
 #: The parameter types worded per language (each has ``render(lang)``).
-_WORDY = (Text, Length, Word, At, Join, Num, Count)
+_WORDY = (Text, Length, Word, At, Join, Num, Count, Chain)
 
 
 def placeholders(template: str) -> frozenset[str]:
