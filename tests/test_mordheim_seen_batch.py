@@ -219,3 +219,25 @@ def test_seen_slacks_on_more_tables(build: str, seed: int) -> None:
     for windows in ("open", "closed"):
         _compare(kern, table, windows, seed, 2 if build == "interpreted" else 6, 15)
     _lines_between(kern, seed, beam=0.1 * seed)
+
+
+@pytest.mark.parametrize(("seed", "windows"), [(2, "open"), (5, "closed"), (7, "open")])
+def test_clear_slacks_are_clear_slack_view_by_view(seed: int, windows: str) -> None:
+    """M8, nothing hidden: the batched distances to the nearest piece are each view's own
+    (value and named piece), point targets and views with no piece near included."""
+    table = random_table(seed, models=30, terrain=40, width=500, depth=500)
+    p = margins.index_pieces(table, windows)
+    rng = random.Random(seed)
+    half = table.beam / 2
+    named = []
+    for _ in range(4):
+        views, masks = _views(table, p, rng, 12)
+        if rng.random() < 0.5:  # some views with nothing near at all
+            masks[0] = np.zeros(len(p.ids), dtype=np.bool_)
+        got = margins.clear_slacks(p, views, masks, half)
+        want = [margins.clear_slack(p, v, m, half) for v, m in zip(views, masks, strict=True)]
+        assert got == want
+        assert all(type(g.mm) is float for g in got)
+        named += [w.test for w in want]
+    assert any(t.startswith("beam ") and t != "beam" for t in named)
+    assert margins.clear_slacks(p, [], [], half) == []

@@ -333,6 +333,27 @@ def _margins(
             strict=True,
         )
     )
+    # M8, nothing hidden: how far the nearest piece is, for those pairs all at once
+    clear = [
+        i
+        for i in shown
+        if not _in_other_building(table, *pairs[i]) and not exposed[i] < 1.0 - SHARE_EPS
+    ]
+    cleared = dict(
+        zip(
+            clear,
+            margins.clear_slacks(p, [views[i] for i in clear], [masks8[i] for i in clear], ix.half),
+            strict=True,
+        )
+    )
+    shut_by: dict[frozenset[tuple[str, int]], margins.Pieces] = {}
+
+    def shut_pieces_of(openings: frozenset[tuple[str, int]]) -> margins.Pieces:
+        """M12: the pieces with every window shut but ``openings`` (once per openings)."""
+        if openings not in shut_by:
+            shut_by[openings] = margins.pieces(table, openings=openings)
+        return shut_by[openings]
+
     # M12: the pairs seen also with the windows shut (but the shooter's own) that the loop
     # below gives a window slack, measured with those pieces all at once (per openings)
     seen_shut: dict[int, Slack] = {}
@@ -343,7 +364,7 @@ def _margins(
             continue
         groups.setdefault(contacts.get(pairs[i][0], frozenset()), []).append(i)
     for openings, rows in groups.items():
-        shut_pieces = margins.pieces(table, openings=openings)
+        shut_pieces = shut_pieces_of(openings)
         batch = [views[i] for i in rows], [masks1[i] for i in rows]
         slacks = margins.seen_slacks(kern, table, shut_pieces, *batch, ix.half)
         seen_shut.update(zip(rows, slacks, strict=True))
@@ -362,12 +383,12 @@ def _margins(
             hiders = [int(k) for k in np.flatnonzero(part[i] < 1.0 - SHARE_EPS) if mask8[k]]
             geo = margins.hiding_slack(kern, p, v, hiders, ix.half)
         else:
-            geo = margins.clear_slack(p, v, mask8, ix.half)
+            geo = cleared[i]
         other = shut.get(i, (None, ()))[0]
         only, by_window = False, NO_SLACK  # M12: seen only through windows, and its slack
         if other is not None and windows == "open":
             only = other <= SHARE_EPS
-            shut_pieces = margins.pieces(table, openings=contacts.get(pairs[i][0], frozenset()))
+            shut_pieces = shut_pieces_of(contacts.get(pairs[i][0], frozenset()))
             by_window = min(
                 margins.hidden_slack(kern, table, shut_pieces, v, mask1, ix.half)
                 if only
