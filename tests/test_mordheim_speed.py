@@ -289,3 +289,24 @@ def test_legal_slack_is_the_smallest_of_every_test(seed: int) -> None:
         for t in enemies:
             got = deciding.legal_slack(t, enemies, **flags)
             assert got == _old_legal_slack(t, enemies, **flags)
+
+
+def test_a_shot_s_odds_are_enumerated_once_and_equal_a_fresh_enumeration() -> None:
+    """M7, M9, M4: odds kept per shot (frozen, hashed by every field) are those a fresh
+    enumeration of the procedure gives, and an equal shot finds them."""
+    from arbitre.rules.mordheim import shot as mshot
+
+    mshot._odds.cache_clear()
+    shots = [
+        mshot.Shot("a", "b", need, in_range=r, in_cover=c, fight=f, natural_one_misses=n)
+        for need in (1, 3, 6, 7, 9)
+        for r in (True, False)
+        for c in (True, False)
+        for f in ((), ("b", "c", "d"))
+        for n in (False, True)
+    ]
+    for s in shots:
+        assert s.odds() == mshot._odds.__wrapped__(s)
+        again = mshot.Shot(**{k: getattr(s, k) for k in s.__slots__})
+        assert again.odds() is s.odds()
+    assert mshot._odds.cache_info().misses == len(shots)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any
 
 from arbitre.dice import (
@@ -108,16 +109,23 @@ class Shot:
         return ("hit", self.fight[dice.d(len(self.fight), self.allocation_label) - 1])
 
     def odds(self) -> Odds:
-        """The exact odds, by enumerating every die this shot can roll."""
-        law = enumerate_procedure(self).probabilities()
-        hits = {m: p for (kind, m), p in law.items() if kind == "hit" and m is not None}
-        order = self.fight or (self.target,)
-        return Odds(
-            hit=sum(hits.values(), Fraction(0)),
-            hit_cover=law.get(("hit_cover", None), Fraction(0)),
-            miss=law.get(("miss", None), Fraction(0)),
-            allocation=tuple((m, hits.get(m, Fraction(0))) for m in order),
-        )
+        """The exact odds, by enumerating every die this shot can roll (once per shot:
+        an equal shot has the same odds, and a drag asks the same shots again)."""
+        return _odds(self)
+
+
+@lru_cache(maxsize=4096)
+def _odds(shot: Shot) -> Odds:
+    """:meth:`Shot.odds`: the law of the shot's procedure, enumerated."""
+    law = enumerate_procedure(shot).probabilities()
+    hits = {m: p for (kind, m), p in law.items() if kind == "hit" and m is not None}
+    order = shot.fight or (shot.target,)
+    return Odds(
+        hit=sum(hits.values(), Fraction(0)),
+        hit_cover=law.get(("hit_cover", None), Fraction(0)),
+        miss=law.get(("miss", None), Fraction(0)),
+        allocation=tuple((m, hits.get(m, Fraction(0))) for m in order),
+    )
 
 
 def roll(shot: Shot, seed: int | Roller) -> tuple[Outcome, RollLog]:
