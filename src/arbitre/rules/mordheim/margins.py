@@ -1171,7 +1171,8 @@ def hidden_slacks(
     if not views:
         return []
     tol = table.contact_tolerance
-    nears = [_candidates(p, v, m)[0] for v, m in zip(views, masks, strict=True)]
+    near_ks, near_off, _ = _candidates_many(p, views, masks)
+    nears = [near_ks[near_off[t] : near_off[t + 1]] for t in range(len(views))]
     segs = [np.ascontiguousarray(v.segments) for v in views]
     joints = [_joints(p, near, sg, kern) for near, sg in zip(nears, segs, strict=True)]
     extras = [np.where(j.through, (tol - j.gap)[:, None], -np.inf) for j in joints]
@@ -1196,6 +1197,7 @@ def hidden_slacks(
         inside, p.bbox, target, p.valid, half, GUESS, dist, meets, wanted, todo, low,
     )  # fmt: skip
     bound: dict[int, Slack] = {}
+    jobs = []
     for t, v in enumerate(views):
         if caps is not None and np.isfinite(low[t]):
             least = float(low[t]) - float(v.spacing) / 2.0 - p.error
@@ -1206,7 +1208,8 @@ def hidden_slacks(
         if todo[block].any():
             shape = (int(nk[t]), int(ns[t]))
             d = dist[block].reshape(shape)  # a view: the depths go into ``dist``
-            _meet(p, flat_ks[koff[t] : koff[t + 1]], segs[t], d, todo[block].reshape(shape))
+            jobs.append((flat_ks[koff[t] : koff[t + 1]], segs[t], d, todo[block].reshape(shape)))
+    _meet_many(p, jobs)  # each view's depths as _meet measures them, in one GEOS call
     depth = np.empty(len(flat_segs))
     row = np.empty(len(flat_segs), dtype=np.int64)
     worst = np.zeros(len(views), dtype=np.int64)
