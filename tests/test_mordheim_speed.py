@@ -310,3 +310,97 @@ def test_a_shot_s_odds_are_enumerated_once_and_equal_a_fresh_enumeration() -> No
         again = mshot.Shot(**{k: getattr(s, k) for k in s.__slots__})
         assert again.odds() is s.odds()
     assert mshot._odds.cache_info().misses == len(shots)
+
+
+def _contacts_everywhere(table: Table) -> dict[str, frozenset[tuple[str, int]]]:
+    """M12 window contacts measured for every base against every window (GEOS): the
+    oracle of the box-pruned :func:`msight.window_contacts`."""
+    import shapely
+
+    from arbitre import sight
+    from arbitre.geometry import WallFootprint
+    from arbitre.rules.mordheim import margins as mmargins
+
+    found: dict[str, set[tuple[str, int]]] = {}
+    for piece in table.terrain:
+        fp = piece.footprint
+        if not isinstance(fp, WallFootprint):
+            continue
+        for k, window in enumerate(fp.windows):
+            part = mmargins.window_part(fp, window)
+            for m in table.models:
+                gap = float(shapely.distance(shapely.Point(m.at.x, m.at.y), part)) - m.base.radius
+                if sight.in_contact(gap, table.contact_tolerance):
+                    found.setdefault(m.id, set()).add((piece.id, k))
+    return {k: frozenset(v) for k, v in found.items()}
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_window_contacts_equal_every_base_measured(seed: int) -> None:
+    """M12, G4: bases pressed at windows, some just within the contact tolerance and some
+    just beyond it (1e-4 mm either side), and the rest of the table: the pruned contacts
+    are the measured ones, in the same order."""
+    from test_frostgrave import at_windows
+
+    from arbitre.geometry import Point, WallFootprint
+    from arbitre.rules.mordheim import sight as msight
+
+    rng = np.random.default_rng(seed)
+    table = at_windows(random_table(seed, models=24, terrain=12, width=500.0), rng)
+    walls = [p for p in table.terrain if isinstance(p.footprint, WallFootprint)]
+    spare = [m.id for m in table.models][-8:]
+    for ident, piece in zip(spare, walls * 8, strict=False):
+        fp = piece.footprint
+        assert isinstance(fp, WallFootprint)
+        if not fp.windows:
+            continue
+        w = fp.windows[-1]
+        line = fp.line()
+        mid = line.interpolate((w.start + w.end) / 2)
+        ahead = line.interpolate((w.start + w.end) / 2 + 0.01)
+        dx, dy = ahead.x - mid.x, ahead.y - mid.y
+        norm = math.hypot(dx, dy)
+        r = table.model(ident).base.radius
+        off = fp.thickness / 2 + r + table.contact_tolerance + float(rng.choice([-1e-4, 1e-4]))
+        table = table.moved(ident, Point(mid.x - dy / norm * off, mid.y + dx / norm * off))
+    msight.window_contacts.cache_clear()
+    got = msight.window_contacts(table)
+    want = _contacts_everywhere(table)
+    assert got == want
+    assert list(got) == list(want)
+    if any(isinstance(p.footprint, WallFootprint) and p.footprint.windows for p in walls):
+        assert got  # not vacuous: at_windows pressed bases at them
+
+
+def test_window_contacts_at_the_tolerance_of_an_axis_aligned_wall() -> None:
+    """M12, G4: bases square in front of a window of a wall along x (its box as tight as
+    it gets) and at its ends, 1e-4 mm inside and outside the contact tolerance: exactly
+    those within touch it."""
+    from arbitre.geometry import Disc, Point, WallFootprint, Window
+    from arbitre.rules.mordheim import sight as msight
+    from arbitre.table import Model, Terrain
+
+    wall = WallFootprint((Point(100.0, 200.0), Point(400.0, 200.0)), 10.0, (Window(100.0, 160.0),))
+    tol, r = 0.5, 12.5
+    models, touching = [], set()
+    for i, (x, side, d) in enumerate(
+        [(230.0, 1, -1e-4), (230.0, -1, 1e-4), (250.0, 1, 1e-4), (250.0, -1, -1e-4)]
+    ):
+        y = 200.0 + side * (5.0 + r + tol + d)
+        models.append(Model(f"m{i}", "red" if i % 2 else "blue", Point(x, y), Disc(2 * r)))
+        if d < 0:
+            touching.add(f"m{i}")
+    # past the window's end along the wall (x = 260 + the gap), and well away
+    models.append(Model("end", "red", Point(260.0 + r + tol - 1e-4, 200.0), Disc(2 * r)))
+    models.append(Model("far", "blue", Point(30.0, 30.0), Disc(2 * r)))
+    touching.add("end")
+    table = Table(
+        width=500,
+        depth=500,
+        terrain=(Terrain("w", wall),),
+        models=tuple(models),
+    )
+    msight.window_contacts.cache_clear()
+    got = msight.window_contacts(table)
+    assert got == _contacts_everywhere(table)
+    assert set(got) == touching

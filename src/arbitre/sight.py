@@ -550,7 +550,7 @@ def _reuse_bridges(
         geoms: list[BaseGeometry | None] = [*tp.valid, *([None] * len(models))]
         # the bases near each changed wall's box (a superset), then GEOS for those only
         valid = np.asarray([tp.valid[c] for c in changed], dtype=np.object_)
-        near_m, near_w = _box_pairs(models, shapely.bounds(valid), within)
+        near_m, near_w = box_pairs(models, shapely.bounds(valid), within)
         for w, c in enumerate(changed):
             g = tp.valid[c]
             assert g is not None  # a wall
@@ -607,7 +607,7 @@ def _near_pairs(
             keep = a < b
             found.append(np.column_stack([pi[a[keep]], pi[b[keep]]]))
         if len(di):  # disc-polygon: the centre's distance less the radius
-            c, q = _box_pairs(disc[di], shapely.bounds(polys), within)
+            c, q = box_pairs(disc[di], shapely.bounds(polys), within)
             centres = shapely.points(disc[di[c], :2])
             gap = np.asarray(shapely.distance(centres, polys[q])) - radii[c]
             ok = gap <= within
@@ -640,7 +640,7 @@ def _sweep_pairs(x: np.ndarray, reach: float) -> tuple[np.ndarray, np.ndarray]:
     return np.minimum(a, b), np.maximum(a, b)
 
 
-def _box_pairs(
+def box_pairs(
     discs: np.ndarray, bounds: np.ndarray, within: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """The pairs (disc, polygon) whose disc ``(x, y, r)`` comes within ``within`` (and a

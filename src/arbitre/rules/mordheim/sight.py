@@ -115,16 +115,23 @@ def window_contacts(table: Table) -> dict[str, frozenset[tuple[str, int]]]:
     """M12: the windows each model touches (G4 contact of its base with the window's part
     of the wall): its own windows, which give its targets no cover."""
     found: dict[str, set[tuple[str, int]]] = {}
-    centres = shapely.points([(m.at.x, m.at.y) for m in table.models])
-    radii = np.asarray([m.base.radius for m in table.models])
+    xyr = np.asarray(
+        [(m.at.x, m.at.y, m.base.radius) for m in table.models], dtype=np.float64
+    ).reshape(-1, 3)
+    tol = table.contact_tolerance
     for piece in table.terrain:
         fp = piece.footprint
-        if not isinstance(fp, WallFootprint) or not fp.windows or not len(radii):
+        if not isinstance(fp, WallFootprint) or not fp.windows or not len(xyr):
             continue
         for k, window in enumerate(fp.windows):
-            gaps = shapely.distance(centres, margins.window_part(fp, window)) - radii
-            for i in np.flatnonzero(sight.in_contact(gaps, table.contact_tolerance)):
-                found.setdefault(table.models[int(i)].id, set()).add((piece.id, k))
+            part = margins.window_part(fp, window)
+            # the bases near the window's box (a superset of those in contact: the box test
+            # allows 1e-6 mm, more than the contact test's own rounding), then GEOS
+            near, _ = sight.box_pairs(xyr, np.asarray([part.bounds]), tol + 1e-6)
+            near = np.sort(near)
+            gaps = shapely.distance(shapely.points(xyr[near, :2]), part) - xyr[near, 2]
+            for i in near[sight.in_contact(gaps, tol)].tolist():
+                found.setdefault(table.models[i].id, set()).add((piece.id, k))
     return {k: frozenset(v) for k, v in found.items()}
 
 
