@@ -513,6 +513,39 @@ SAFE = 1e-6
 
 
 @njit(cache=True)
+def _lower_bounds(
+    segs: np.ndarray,
+    ks: np.ndarray,
+    discs: np.ndarray,
+    inside: np.ndarray,
+    bbox: np.ndarray,
+    target: np.ndarray,
+) -> np.ndarray:
+    """A lower bound on each piece ``ks[i]``'s distance to every segment from the common
+    start ``O`` to a point of the target's circle (``target``: ``tx, ty, r``): its
+    distance to the segment ``OT`` less ``r`` and its reach (a disc: its radius; a
+    polygon: its box's half diagonal from the box's centre), widened by :data:`SAFE`;
+    minus infinity for a polygon holding ``O``."""
+    n = len(ks)
+    ox, oy = segs[0, 0], segs[0, 1]
+    tx, ty, r = target[0], target[1], target[2]
+    bound = np.empty(n)
+    for i in range(n):
+        k = ks[i]
+        polygon = discs[k, 2] < 0.0
+        if polygon:
+            cx, cy = 0.5 * (bbox[k, 0] + bbox[k, 2]), 0.5 * (bbox[k, 1] + bbox[k, 3])
+            reach = 0.5 * np.hypot(bbox[k, 2] - bbox[k, 0], bbox[k, 3] - bbox[k, 1])
+        else:
+            cx, cy, reach = discs[k, 0], discs[k, 1], discs[k, 2]
+        b = _seg_point(ox, oy, tx, ty, cx, cy) - r - reach
+        bound[i] = b - SAFE * (1.0 + abs(b) + r + reach)
+        if polygon and inside[k]:
+            bound[i] = -np.inf
+    return bound
+
+
+@njit(cache=True)
 def _apart_near(
     segs: np.ndarray,
     ks: np.ndarray,
@@ -539,21 +572,7 @@ def _apart_near(
     ``half - dist`` measured there. Every measured distance is :func:`apart`'s; the
     deepest of each segment, and the first piece reaching it, are the same."""
     n, m = len(ks), len(segs)
-    ox, oy = segs[0, 0], segs[0, 1]
-    tx, ty, r = target[0], target[1], target[2]
-    bound = np.empty(n)
-    for i in range(n):
-        k = ks[i]
-        polygon = discs[k, 2] < 0.0
-        if polygon:
-            cx, cy = 0.5 * (bbox[k, 0] + bbox[k, 2]), 0.5 * (bbox[k, 1] + bbox[k, 3])
-            reach = 0.5 * np.hypot(bbox[k, 2] - bbox[k, 0], bbox[k, 3] - bbox[k, 1])
-        else:
-            cx, cy, reach = discs[k, 0], discs[k, 1], discs[k, 2]
-        b = _seg_point(ox, oy, tx, ty, cx, cy) - r - reach
-        bound[i] = b - SAFE * (1.0 + abs(b) + r + reach)
-        if polygon and inside[k]:
-            bound[i] = -np.inf
+    bound = _lower_bounds(segs, ks, discs, inside, bbox, target)
     best = np.full(m, -np.inf)
     for rounds in range(2):
         for i in range(n):
@@ -790,22 +809,8 @@ def _apart_seen(
     nor the first reaching it. Every measured distance is :func:`apart`'s; which ones
     are left out depends on the order (the builds may sort equal bounds apart), never
     the least of a segment, its first piece, nor the meetings."""
-    n, m = len(ks), len(segs)
-    ox, oy = segs[0, 0], segs[0, 1]
-    tx, ty, r = target[0], target[1], target[2]
-    bound = np.empty(n)
-    for i in range(n):
-        k = ks[i]
-        polygon = discs[k, 2] < 0.0
-        if polygon:
-            cx, cy = 0.5 * (bbox[k, 0] + bbox[k, 2]), 0.5 * (bbox[k, 1] + bbox[k, 3])
-            reach = 0.5 * np.hypot(bbox[k, 2] - bbox[k, 0], bbox[k, 3] - bbox[k, 1])
-        else:
-            cx, cy, reach = discs[k, 0], discs[k, 1], discs[k, 2]
-        b = _seg_point(ox, oy, tx, ty, cx, cy) - r - reach
-        bound[i] = b - SAFE * (1.0 + abs(b) + r + reach)
-        if polygon and inside[k]:
-            bound[i] = -np.inf
+    m = len(segs)
+    bound = _lower_bounds(segs, ks, discs, inside, bbox, target)
     least = np.full(m, np.inf)
     for i in np.argsort(bound):
         k = ks[i]

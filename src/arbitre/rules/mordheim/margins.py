@@ -1161,7 +1161,7 @@ def hidden_slacks(
 ) -> list[Slack]:
     """:func:`hidden_slack` of each view and mask, in one kernel call for all of them
     (:func:`arbitre.kernels_mordheim.hidden_many`) and one for their answers, the GEOS
-    depths measured view by view as there.
+    depths each view would measure measured in one call for all (:func:`_meet_many`).
 
     ``caps``: a view whose margin is surely above its cap (the kernels' lower bound on
     its depths is, :data:`GUESS` allowed for) gets that lower bound, named ``beam``,
