@@ -101,10 +101,13 @@ def _let_in_all(
     first = np.where(full, 0, np.floor(lo)).astype(np.int64)
     last = np.where(full, nb - 1, np.floor(hi)).astype(np.int64)
     # pieces listed in buckets first..last (cyclic): counts over the buckets laid out
-    # three times, so that -nb <= first and last < 2 nb index it directly
-    cs = np.zeros((3 * nb + 1, member.shape[1]), np.int64)
-    np.cumsum(np.tile(member, (3, 1)), axis=0, out=cs[1:])
-    listed = cs[last + nb + 1, p] - cs[first + nb, p] > 0
+    # three times, so that -nb <= first and last < 2 nb index it directly (only the
+    # columns of the rows' pieces)
+    cols = sight.distinct(p)
+    at = np.searchsorted(cols, p)
+    cs = np.zeros((3 * nb + 1, len(cols)), np.int64)
+    np.cumsum(np.tile(member[:, cols], (3, 1)), axis=0, out=cs[1:])
+    listed = cs[last + nb + 1, at] - cs[first + nb, at] > 0
     let: np.ndarray = listed & ~(dmin[p] > reach)
     near = 1e-7
     doubt = (
