@@ -191,6 +191,40 @@ def test_a_model_dropped_inside_the_tower_is_warned_on_the_board(page: Any, tmp_
     assert page.locator('#labels text[data-label="warn"]').count() == 0
 
 
+def test_a_model_meant_to_be_in_the_tower_is_put_inside_it_from_the_page(
+    page: Any, tmp_path: Path
+) -> None:
+    """M5 and the sanity warning, from the page alone: the witch dropped inside the tower
+    is warned; the tower clicked and ticked Building, the witch clicked and put Inside
+    it, the warning goes; unticking Building takes her out again (the engine clears her
+    ``inside``) and the warning comes back."""
+    _drag(page, "witch", _screen(page, 24.5 * 25.4, 10.5 * 25.4))
+    page.wait_for_selector('#board .warnring[data-for="witch"]', state="attached")
+    assert "click the piece, tick Building" in page.inner_text("#warnings")
+    x, y = _screen(page, 23 * 25.4, 12.5 * 25.4)  # the tower, away from the witch
+    page.mouse.click(x, y)
+    page.wait_for_selector("#sel-building")
+    assert not page.is_checked("#sel-building")
+    page.check("#sel-building")
+    page.wait_for_function(
+        "() => { const b = document.getElementById('sel-building'); return b && b.checked; }"
+    )
+    page.click('[data-kind="model"][data-id="witch"] circle')
+    page.wait_for_selector('#sel-inside option[value="tower"]', state="attached")
+    page.select_option("#sel-inside", "tower")
+    page.wait_for_function("() => !document.querySelector('#board .warnring')")
+    assert page.locator("#warnings").is_hidden()
+    _shot(page, tmp_path, "witch-inside-the-tower")
+    page.locator("#selection").screenshot(path=str(tmp_path / "witch-inside-selection.png"))
+    assert page.eval_on_selector("#sel-inside", "s => s.value") == "tower"
+    page.click('[data-kind="model"][data-id="witch"] circle')  # not the shooter any more
+    page.mouse.click(x, y)
+    page.wait_for_selector("#sel-building")
+    assert page.is_checked("#sel-building")
+    page.uncheck("#sel-building")
+    page.wait_for_selector('#board .warnring[data-for="witch"]', state="attached")
+
+
 def test_snap_a_model_to_a_window(page: Any, tmp_path: Path) -> None:
     """G4 then F5: the marksman dragged 2 mm off the chapel's east window (and 5 mm
     along it) snaps back to contact with the window, and then sees from it ("un modèle

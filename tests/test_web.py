@@ -1015,3 +1015,28 @@ def test_an_error_keeps_its_lines_bounded(page: Page) -> None:
     assert kept[-1] == "... and 13 more"
     assert protocol.error("x" * 2000)["message"].endswith("...")
     assert len(protocol.error("x" * 2000)["message"]) == protocol.ERROR_CHARS
+
+
+def test_building_and_inside_are_edited_and_unticking_a_building_empties_it() -> None:
+    """M5 from the page: a piece marked a building, a model put inside it (both in the
+    subject the page draws), ``inside: null`` takes it out; ``building: false`` on a
+    piece takes out every model inside it, so the table stays valid for M5."""
+    from arbitre import scenario
+    from arbitre.faces.web import edits, session
+
+    table = scenario.load(str(ROOT / "examples" / "frostgrave-demo.yaml"))
+    tower = next(t for t in table.terrain if t.id == "tower")
+    assert not tower.building
+    table = edits.apply(table, {"op": "update", "id": "tower", "item": {"building": True}})
+    table = edits.apply(table, {"op": "update", "id": "witch", "item": {"inside": "tower"}})
+    table = edits.apply(table, {"op": "update", "id": "imp", "item": {"inside": "tower"}})
+    assert table.model("witch").inside == "tower" and table.model("imp").inside == "tower"
+    sess = session.Session(table)
+    drawn = sess.subject_message()
+    assert next(t for t in drawn["terrain"] if t["id"] == "tower")["building"] is True
+    assert next(m for m in drawn["models"] if m["id"] == "witch")["inside"] == "tower"
+    out = edits.apply(table, {"op": "update", "id": "imp", "item": {"inside": None}})
+    assert out.model("imp").inside is None and out.model("witch").inside == "tower"
+    out = edits.apply(table, {"op": "update", "id": "tower", "item": {"building": False}})
+    assert out.model("witch").inside is None and out.model("imp").inside is None
+    assert not next(t for t in out.terrain if t.id == "tower").building

@@ -87,8 +87,10 @@ def _free_id(doc: Mapping[str, Any], stem: str) -> str:
 def apply(table: Table, edit: Mapping[str, Any]) -> Table:
     """The table after ``edit``: ``{"op": "add", "kind": "terrain"|"model", "item": {...}}``
     (a SCENARIO.md piece or model in mm; a missing id is made up), ``{"op": "update",
-    "id", "item"}`` (fields replaced), ``{"op": "delete", "id"}``, ``{"op": "transform",
-    "id", "dx", "dy", "angle", "scale"}``, ``{"op": "table", "width", "depth"}``."""
+    "id", "item"}`` (fields replaced; ``inside: null`` takes a model out of its building,
+    ``building: false`` takes everybody out of that piece), ``{"op": "delete", "id"}``,
+    ``{"op": "transform", "id", "dx", "dy", "angle", "scale"}``, ``{"op": "table",
+    "width", "depth"}``."""
     doc = scenario.dump(table)
     doc.setdefault("terrain", [])
     doc.setdefault("models", [])
@@ -123,6 +125,12 @@ def apply(table: Table, edit: Mapping[str, Any]) -> Table:
                 for k in shape_keys:
                     doc[key][i].pop(k, None)
             doc[key][i].update(copy.deepcopy(item))
+            if item.get("inside", "") is None:  # out of any building
+                del doc[key][i]["inside"]
+            if key == "terrain" and item.get("building") is False:
+                for m in doc["models"]:  # a piece no longer a building has nobody inside
+                    if m.get("inside") == ident:
+                        del m["inside"]
         else:
             values = [edit.get(k, d) for k, d in (("dx", 0), ("dy", 0), ("angle", 0), ("scale", 1))]
             if not all(

@@ -600,6 +600,7 @@ def _piece(t: Any) -> dict[str, Any]:
         "name": t.name,
         "sight": t.sight,
         "size": t.size,
+        "building": t.building,
         "d": svg_path(shape),
         "windows": windows,
         "label": [c.x, c.y],
@@ -616,6 +617,7 @@ def _model(m: Any) -> dict[str, Any]:
         "y": m.at.y,
         "r": m.base.radius,
         "size": m.size,
+        "inside": m.inside,
         "stats": dict(m.stats),
         "weapons": [{"name": w.name, "range": w.range, "breath": w.breath} for w in m.weapons],
     }

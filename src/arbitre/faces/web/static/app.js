@@ -455,17 +455,32 @@ function unitNum(id, fallback) {
 }
 function renderSelection() {
   const box = $("selection");
-  if (!S.selected || S.subject.kind === "places") { box.replaceChildren(); return; }
-  const id = S.selected;
+  const id = S.selected || S.view.shooter; // a piece clicked, else the model looked at
+  if (!id || S.subject.kind === "places") { box.replaceChildren(); return; }
+  const update = (item) => send({ type: "edit", op: "update", id, item });
+  const title = h("h3", {}, fmt(T.labelled, { label: T.selected, value: id }));
+  const model = S.selected ? null : modelOf(id);
+  if (model) { // M5: the building it stands in (a piece marked as a building)
+    const buildings = (S.subject.terrain || []).filter((t) => t.building);
+    box.replaceChildren(title, h("label", { class: "field" }, h("span", {}, T.inside),
+      h("select", { id: "sel-inside", onchange: (e) => update({ inside: e.target.value || null }) },
+        h("option", { value: "" }, buildings.length ? T.inside_none : T.inside_no_building),
+        ...buildings.map((t) => h("option", { value: t.id, selected: model.inside === t.id }, t.name || t.id)))));
+    return;
+  }
+  const piece = (S.subject.terrain || []).find((t) => t.id === id);
   const edit = (extra) => send({ type: "edit", op: "transform", id, ...extra });
   box.replaceChildren(
-    h("h3", {}, fmt(T.labelled, { label: T.selected, value: id })),
+    title,
     h("div", { class: "tools" },
       h("button", { onclick: () => edit({ angle: 15 }) }, T.rotate_left),
       h("button", { onclick: () => edit({ angle: -15 }) }, T.rotate_right),
       h("button", { onclick: () => edit({ scale: 1.1 }) }, T.grow),
       h("button", { onclick: () => edit({ scale: 1 / 1.1 }) }, T.shrink),
-      h("button", { id: "delete-selected", onclick: () => { send({ type: "edit", op: "delete", id }); S.selected = null; } }, T.delete)));
+      h("button", { id: "delete-selected", onclick: () => { send({ type: "edit", op: "delete", id }); S.selected = null; } }, T.delete)),
+    piece && piece.kind !== "wall" ? h("label", { class: "field" }, // models may stand inside it (M5)
+      h("input", { type: "checkbox", id: "sel-building", checked: !!piece.building, onchange: (e) => update({ building: e.target.checked }) }),
+      h("span", {}, T.building)) : null);
 }
 function finishDraft() {
   const pts = S.draft;
