@@ -241,3 +241,25 @@ def test_clear_slacks_are_clear_slack_view_by_view(seed: int, windows: str) -> N
         named += [w.test for w in want]
     assert any(t.startswith("beam ") and t != "beam" for t in named)
     assert margins.clear_slacks(p, [], [], half) == []
+
+
+def test_views_are_kept_by_their_numbers_and_equal_fresh_ones() -> None:
+    """A view asked again (a drag: every model that did not move) is the very view made
+    the first time, equal to one made afresh to the bit; numpy and Python floats of the
+    same value find it; -0.0 and 0.0 are kept apart (their arithmetic may differ)."""
+    rng = random.Random(4)
+    for _ in range(200):
+        ox, oy, tx, ty = (rng.uniform(-50, 1250) for _ in range(4))
+        r = rng.choice([0.0, 1e-12, 12.5, 20.0, rng.uniform(0, 40)])
+        first = margins.view(ox, oy, tx, ty, r)
+        again = margins.view(np.float64(ox), np.float64(oy), tx, ty, np.float64(r))
+        assert again is first
+        fresh = margins._view(ox, oy, tx, ty, r, margins.DIRECTIONS)
+        assert np.array_equal(first.segments, fresh.segments)
+        assert np.array_equal(first.ring, fresh.ring)
+        assert (first.spacing, first.point, first.bounds) == (
+            fresh.spacing,
+            fresh.point,
+            fresh.bounds,
+        )
+    assert margins.view(-0.0, 5.0, 0.0, 30.0, 12.5) is not margins.view(0.0, 5.0, 0.0, 30.0, 12.5)

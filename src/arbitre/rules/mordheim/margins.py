@@ -369,7 +369,24 @@ def _box(ring: np.ndarray) -> tuple[float, float, float, float]:
 
 def view(ox: float, oy: float, tx: float, ty: float, r: float, n: int = DIRECTIONS) -> View:
     """The near segments from ``(ox, oy)`` to the base ``(tx, ty, r)``: ``n`` spread evenly
-    along the near arc (by length), both tangent points included."""
+    along the near arc (by length), both tangent points included. Kept by its numbers
+    (their signs too: -0.0 is not 0.0 here): a drag asks the views of every model that
+    did not move again. Nothing writes into a view's arrays."""
+    numbers = (float(ox), float(oy), float(tx), float(ty), float(r))
+    signs = tuple(math.copysign(1.0, x) for x in numbers)
+    return _kept_view(numbers, signs, n)
+
+
+@lru_cache(maxsize=4096)
+def _kept_view(
+    numbers: tuple[float, float, float, float, float], signs: tuple[float, ...], n: int
+) -> View:
+    """:func:`view` made (``signs`` only tell -0.0 from 0.0 in the key)."""
+    return _view(*numbers, n)
+
+
+def _view(ox: float, oy: float, tx: float, ty: float, r: float, n: int) -> View:
+    """:func:`view`, made."""
     d = math.hypot(tx - ox, ty - oy)
     if r <= 0.0 or d <= r or math.asin(r / d) < POINT_WIDTH:
         seg = np.asarray([[ox, oy, tx, ty]])
