@@ -37,7 +37,15 @@ with a given cover, the rest being unseen.
   touches (its own, G4), which stay open as ``los`` leaves them. With ``windows:
   closed`` the windows are part of their walls and block.
 
-Each shooter's shadows of every piece are found once (:class:`_Shades`) and selected by
+Frostgrave's classes are put together at once (:func:`_arranged`): the boundaries of the
+region seen, the windows' bands, the small pieces' shadows and touch regions noded into
+one linework and polygonized, each face labelled by the shapes holding a point well
+inside it, the faces of a cover merged edge to edge; the same shapes up to rounding as
+the region seen split shade by shade (:func:`frostgrave_split`, kept as the tests'
+reference).
+
+Each shooter's shadows of every piece are found once (:class:`_Shades`, several sets of
+parts in one pass: :func:`~arbitre.maps.shadows.shadows_of_sets`) and selected by
 piece for each question; a union leaves out the shadows another holds
 (:func:`~arbitre.maps.shadows.held`) and clips the others near the table first. What is
 the same for every shooter (the pieces opened at their windows, where a base would
@@ -79,6 +87,7 @@ from arbitre.maps.shadows import (
     polygon_parts,
     seen_region,
     shadows_and_cones,
+    shadows_of_sets,
 )
 from arbitre.rules.frostgrave_windows import beside_window
 from arbitre.rules.mordheim import sight as mordheim_sight
@@ -217,6 +226,19 @@ def _union_within(
     return cut[0] if len(cut) == 1 else union_all(cut)  # one convex shadow: no overlay
 
 
+def _far_box(
+    parts: Parts, where: tuple[float, float, float, float]
+) -> tuple[float, float, float, float]:
+    """A box holding ``where`` and every part (the shadows are cut beyond it)."""
+    g = parts.gens
+    return (
+        min(where[0], float(np.min(g[:, 0] - g[:, 2]))),
+        min(where[1], float(np.min(g[:, 1] - g[:, 2]))),
+        max(where[2], float(np.max(g[:, 0] + g[:, 2]))),
+        max(where[3], float(np.max(g[:, 1] + g[:, 2]))),
+    )
+
+
 @dataclass(frozen=True, slots=True, eq=False)
 class _Shades:
     """Shadows from one origin, one a convex part: the piece owning each, the polygon
@@ -240,19 +262,26 @@ class _Shades:
         origin: tuple[float, float], parts: Parts, where: tuple[float, float, float, float]
     ) -> _Shades:
         """The shadows of ``parts``, long enough to cross ``where`` and the parts."""
-        if parts.count == 0:
-            empty = np.empty(0, dtype=object)
-            return _Shades(np.zeros(0, np.int64), empty, np.zeros(0, bool), origin, NO_CONES)
-        g = parts.gens
-        far = (
-            min(where[0], float(np.min(g[:, 0] - g[:, 2]))),
-            min(where[1], float(np.min(g[:, 1] - g[:, 2]))),
-            max(where[2], float(np.max(g[:, 0] + g[:, 2]))),
-            max(where[3], float(np.max(g[:, 1] + g[:, 2]))),
-        )
-        arcs: list[tuple[np.ndarray, np.ndarray]] = []
-        polys, inside, cones = shadows_and_cones(origin, parts, far, arcs=arcs)
-        return _Shades(parts.owner, polys, inside, origin, cones, *arcs[0])
+        return _Shades.of_many(origin, [parts], where)[0]
+
+    @staticmethod
+    def of_many(
+        origin: tuple[float, float], sets: Sequence[Parts], where: tuple[float, float, float, float]
+    ) -> list[_Shades]:
+        """:meth:`of` for each set of parts, found in one pass
+        (:func:`~arbitre.maps.shadows.shadows_of_sets`, the same bit for bit)."""
+        live = [parts for parts in sets if parts.count]
+        found = iter(shadows_of_sets(origin, [(parts, _far_box(parts, where)) for parts in live]))
+        out = []
+        for parts in sets:
+            if parts.count == 0:
+                empty = np.empty(0, dtype=object)
+                none = np.zeros(0, bool)
+                out.append(_Shades(np.zeros(0, np.int64), empty, none, origin, NO_CONES))
+                continue
+            polys, inside, cones, (arc, arc_of) = next(found)
+            out.append(_Shades(parts.owner, polys, inside, origin, cones, arc, arc_of))
+        return out
 
     def select(self, pieces: np.ndarray) -> _Shades:
         """The shadows of the pieces flagged in ``pieces`` (a mask by piece index)."""
@@ -341,15 +370,49 @@ def _window_walls(subject: Subject, shooter: str) -> list[tuple[int, int]]:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class _Frost:
+    """One shooter's Frostgrave pieces, before they are put together into classes: the
+    region seen (F1, F2), the small pieces' shadows (F3), the shadows of the window
+    slices the shooter sees out through (F5) and the windows' bands (F6): ``(region,
+    (wall, window), whether the shooter sees the opening)``, disjoint, each cut from
+    the others (a region whose opening is not seen is not seen at all)."""
+
+    seen: BaseGeometry
+    small: list[tuple[int, BaseGeometry]]
+    out_through: list[tuple[tuple[int, int], BaseGeometry]]
+    bands: list[tuple[BaseGeometry, tuple[int, int], bool]]
+
+
 def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
-    """F1-F6 for ``shooter`` against the subject standing anywhere on the table."""
+    """F1-F6 for ``shooter`` against the subject standing anywhere on the table: the
+    pieces (:func:`_frost_pieces`) put together at once (:func:`_arranged`)."""
+    classes, seen = _arranged(subject, _frost_pieces(subject, shooter))
+    return ShooterRegions(shooter, classes, seen)
+
+
+def frostgrave_split(subject: Subject, shooter: str) -> ShooterRegions:
+    """:func:`frostgrave` the old way (the reference of the tests): the region seen
+    split by each small piece's shadow in turn, each band's own split the same way,
+    equal covers merged by unions."""
+    parts = _frost_pieces(subject, shooter)
+    classes, seen = _split_classes(subject, parts)
+    return _regions(shooter, classes, seen)
+
+
+def _frost_pieces(subject: Subject, shooter: str) -> _Frost:
+    """The pieces of :class:`_Frost` for ``shooter``."""
     table = subject.table
     half = table.beam / 2.0
     pc = pieces(table, half)
     at = table.model(shooter).at
     origin = (at.x, at.y)
     where = box(table)
-    view = _Shades.of(origin, pc.parts, where)  # every piece's shadow, once
+    sides = _window_sides(table, subject.radius)
+    # every piece's shadow, once; every window's side and every wall opened at one
+    # window (F6), at once
+    every = [_every_side(table, subject.radius), _every_opening(table)] if sides else []
+    view, *more = _Shades.of_many(origin, [pc.parts, *every], where)
     mask = _mask(pc, subject, table.model_index(shooter), pc.blocks)
     windows = _window_walls(subject, shooter)
     opened = sorted({k for k, _ in windows})
@@ -366,16 +429,11 @@ def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
             out_through.append(((k, w), _blocked(origin, _slice_parts(table, k, w), where)))
     seen = shades.seen(where)
     small = _small_shades(subject, view)
-    classes = _small_cover(subject, small, [(seen, 0)])
-    for _, shade in out_through:
-        classes = _split(classes, shade, None)
     # F6: where the subject would stand at a window and the line comes in beside it
     taken: BaseGeometry = EMPTY
-    alt: list[tuple[BaseGeometry, int]] = []
-    sides = _window_sides(table, subject.radius)
-    if sides:  # every window's side and every wall opened at one window, at once
-        beside = _Shades.of(origin, _every_side(table, subject.radius), where)
-        through = _Shades.of(origin, _every_opening(table), where)
+    bands: list[tuple[BaseGeometry, tuple[int, int], bool]] = []
+    if sides:
+        beside, through = more
     for n, (k, w, band, _) in enumerate(sides):
         if band.is_empty:
             continue
@@ -391,11 +449,27 @@ def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
             if own == (w,)
             else _Shades.of(origin, _opened_parts(table, k, own), where)
         )
-        if not _sees_opening(subject, shades, wall, k, w):
+        bands.append((region, (k, w), _sees_opening(subject, shades, wall, k, w)))
+    return _Frost(seen, small, out_through, bands)
+
+
+def _split_classes(
+    subject: Subject, parts: _Frost
+) -> tuple[list[tuple[BaseGeometry, int]], BaseGeometry]:
+    """The classes of :func:`frostgrave_split` (unmerged) and the region seen."""
+    seen, small, out_through = parts.seen, parts.small, parts.out_through
+    classes = _small_cover(subject, small, [(seen, 0)])
+    for _, shade in out_through:
+        classes = _split(classes, shade, None)
+    taken: BaseGeometry = EMPTY
+    alt: list[tuple[BaseGeometry, int]] = []
+    for region, key, sees in parts.bands:
+        taken = shapely.union(taken, region)
+        if not sees:
             continue
         inner = _small_cover(subject, small, [(region, 3)])
-        for key, shade in out_through:
-            if key != (k, w):
+        for other, shade in out_through:
+            if other != key:
                 inner = _split(inner, shade, None)
         alt.extend(inner)
     if not taken.is_empty:  # the classes outside the bands, and the bands' own
@@ -404,7 +478,104 @@ def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
         ]
         seen = union_all([difference(seen, taken), *(g for g, _ in alt if not g.is_empty)])
         classes += alt
-    return _regions(shooter, [(g, v) for g, v in classes if not g.is_empty], seen)
+    return [(g, v) for g, v in classes if not g.is_empty], seen
+
+
+def _arranged(
+    subject: Subject, parts: _Frost
+) -> tuple[tuple[tuple[int, BaseGeometry], ...], BaseGeometry]:
+    """The classes of :func:`frostgrave_split` (merged, by cover) and the region seen,
+    found at once: the boundaries of the region seen, the bands, the shadows and touch
+    regions that meet them noded into one linework and polygonized, each face labelled
+    by the shapes holding a point inside it (a band: +3 if its opening is seen, else
+    unseen; else in the region seen: 0; then +1 in a small piece's shadow, +3 instead
+    where the base touches the piece, +1 in a window slice's shadow but the band's
+    own), the faces of a cover merged (a coverage union). The same shapes up to
+    rounding (the floating noding's, as the overlays')."""
+    table = subject.table
+    seen = parts.seen
+    # a band whose opening is not seen matters only where it takes from the region seen
+    bands = [b for b in parts.bands if b[2] or shapely.intersects(b[0], seen)]
+    if not bands and not parts.small and not parts.out_through:
+        return ((0, seen),) if seen.area > 0 else (), seen
+    # the shapes whose boundaries cut the faces: the region seen and the bands first
+    shapes: list[BaseGeometry] = [seen, *(g for g, _, _ in bands)]
+    lit = [seen, *(g for g, _, sees in bands if sees)]  # where a label is kept
+    add: list[tuple[int, int, int]] = []  # (shape, value, the shape also needed or -1)
+    if parts.small:
+        shades = np.array([g for _, g in parts.small], dtype=object)
+        meets = np.zeros(len(shades), dtype=bool)
+        for g in lit:
+            if not g.is_empty:
+                meets |= shapely.intersects(shades, g)  # prepared shades
+        for (k, shade), hit in zip(parts.small, meets, strict=True):
+            if not hit:
+                continue
+            shapes.append(shade)
+            add.append((len(shapes) - 1, 1, -1))
+            touch = touch_region(table, k, subject.radius)
+            if shapely.intersects(shade, touch):
+                shapes.append(touch)
+                add.append((len(shapes) - 1, 2, len(shapes) - 2))
+    through: list[tuple[int, tuple[int, int]]] = []
+    for key, shade in parts.out_through:
+        if not shade.is_empty:
+            shapes.append(shade)
+            through.append((len(shapes) - 1, key))
+    if len(shapes) == 1:
+        return ((0, seen),) if seen.area > 0 else (), seen
+    noded = union_all(shapely.boundary(np.array(shapes, dtype=object)))
+    faces = shapely.get_parts(shapely.polygonize([noded]))
+    faces = faces[shapely.area(faces) > 0]
+    rx, ry = _inner_points(faces)
+    held = [shapely.contains_xy(g, rx, ry) for g in shapes]
+    value = np.zeros(len(faces), dtype=np.int64)
+    for at, plus, need in add:
+        value += plus * (held[at] & held[need] if need >= 0 else held[at])
+    keep = held[0].copy()
+    band = np.full(len(faces), -1, dtype=np.int64)
+    for n, (_, _, sees) in enumerate(bands):
+        inside = held[1 + n]
+        band[inside] = n
+        keep[inside] = sees
+        value[inside & sees] += 3
+    for at, key in through:
+        value += held[at] & ~np.isin(band, [n for n, b in enumerate(bands) if b[1] == key])
+    classes = []
+    for v in np.unique(value[keep]).tolist():
+        chosen = faces[keep & (value == v)]
+        classes.append((int(v), chosen[0] if len(chosen) == 1 else coverage_union(chosen)))
+    if bands:
+        kept = faces[keep]
+        seen = coverage_union(kept) if len(kept) else EMPTY
+    return tuple((v, g) for v, g in classes if g.area > 0), seen
+
+
+#: How far (mm) a face's point must lie from the face's edges to label it: the shapes
+#: asked may be off the noded edges by rounding.
+INNER = 1e-7
+
+
+def _inner_points(faces: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """A point inside each face, at least :data:`INNER` from its edges where the face
+    is that wide: GEOS's point on the surface (the middle of the widest stretch of a
+    line across the face's middle), or, where that stretch is thinner (a face narrow
+    there, two edges crossing at a shallow angle), the centre of the face's widest
+    inscribed circle."""
+    rep = shapely.point_on_surface(faces)
+    thin = shapely.distance(rep, shapely.boundary(faces)) < INNER
+    if thin.any():
+        rep[thin] = shapely.get_point(shapely.maximum_inscribed_circle(faces[thin]), 0)
+    return shapely.get_x(rep), shapely.get_y(rep)
+
+
+def coverage_union(shapes: np.ndarray) -> BaseGeometry:
+    """The union of polygons that meet edge to edge (faces of one polygonized linework):
+    :func:`shapely.coverage_union_all`, or a plain union when GEOS says otherwise."""
+    try:
+        return shapely.coverage_union_all(shapes)
+    except shapely.errors.GEOSException:
+        return union_all(shapes)
 
 
 def _small_cover(
@@ -425,16 +596,28 @@ def _small_cover(
 
 def _small_shades(subject: Subject, view: _Shades) -> list[tuple[int, BaseGeometry]]:
     """Each small piece's shadow over the table, the empty ones left out (F3): once a
-    shooter, for every class it splits."""
+    shooter, for every class it splits. A piece of one convex part not holding the
+    shooter has one convex shadow, cut to the table as :meth:`_Shades.shadow` cuts it
+    (all such at once); the others are found piece by piece."""
     table = subject.table
     where = box(table)
+    small = [k for k, t in enumerate(table.terrain) if not t.blocks]
+    count = np.bincount(view.owner, minlength=len(table.terrain))
+    alone = np.zeros(len(count), dtype=bool)
+    alone[[k for k in small if count[k] == 1]] = True
+    one = np.flatnonzero(alone[view.owner] & ~view.inside)  # those parts, by piece
+    c = CLIP_MARGIN
+    cut = shapely.clip_by_rect(
+        view.polys[one], where[0] - c, where[1] - c, where[2] + c, where[3] + c
+    )
+    found = dict(zip(view.owner[one].tolist(), cut, strict=True))
     out = []
-    for k, t in enumerate(table.terrain):
-        if t.blocks:
-            continue
-        mine = np.zeros(len(table.terrain) + len(table.models), dtype=bool)
-        mine[k] = True
-        shade = view.select(mine).shadow(where)
+    for k in small:
+        shade = found.get(k)
+        if shade is None:
+            mine = np.zeros(len(table.terrain) + len(table.models), dtype=bool)
+            mine[k] = True
+            shade = view.select(mine).shadow(where)
         if not shade.is_empty:
             shapely.prepare(shade)  # every class asks whether it meets it (_split)
             out.append((k, shade))
@@ -445,7 +628,8 @@ def clear_caches() -> None:
     """Forget every table-level result the maps keep (for benchmarks: the packing and
     the windows are part of the work)."""
     cached = (pieces, touch_region, window_slices, _window_sides, _opened_parts, _slice_parts)
-    for f in (*cached, _near_all, _opened_pieces, _every_side, _every_opening, _opening):
+    near = (_near_all, _near_terrain, _near_disc, _opened_pieces)
+    for f in (*cached, *near, _every_side, _every_opening, _opening, _probes):
         f.cache_clear()
 
 
@@ -497,6 +681,15 @@ def _opening(table: Table, k: int, w: int) -> BaseGeometry:
 
 
 @functools.lru_cache(maxsize=256)
+def _probes(table: Table, k: int, w: int) -> tuple[tuple[float, float], ...]:
+    """Points of the opening of window ``w`` of wall ``k`` tried first (F6; cached): at
+    its middle, then a quarter and three quarters along."""
+    opening = _opening(table, k, w)
+    found = (opening.interpolate(f, normalized=True) for f in (0.5, 0.25, 0.75))
+    return tuple((q.x, q.y) for q in found)
+
+
+@functools.lru_cache(maxsize=256)
 def _opened_parts(table: Table, k: int, windows: tuple[int, ...]) -> Parts:
     """Wall ``k`` opened at ``windows`` (F5, F6), as convex parts grown by ``beam/2``."""
     fp = table.terrain[k].footprint
@@ -519,20 +712,18 @@ def _sees_opening(subject: Subject, shades: _Shades, wall: _Shades, k: int, w: i
     window and at the shooter's own (F5). ``shades`` are the shadows of the blockers,
     ``wall`` those of the wall so opened."""
     table = subject.table
-    keep = np.ones(len(table.terrain) + len(table.models), dtype=bool)
-    keep[k] = False
-    these = shades.select(keep).plus(wall)
-    if these.inside.any():
+    mine = shades.owner != k  # every blocker but the wall, then the wall so opened
+    if shades.inside[mine].any() or wall.inside.any():
         return False
+    polys = np.concatenate([shades.polys[mine], wall.polys])
     opening = _opening(table, k, w)
-    near = these.polys[shapely.intersects(these.polys, opening)] if len(these.polys) else []
+    near = polys[shapely.intersects(polys, opening)] if len(polys) else []
     if not len(near):
         return bool(opening.length > 1e-9)
     # quick answers first: an inner point of the opening in no shadow (closed shapes: a
     # stretch around it is clear too), or one shadow over all of the opening
-    for f in (0.5, 0.25, 0.75):
-        q = opening.interpolate(f, normalized=True)
-        if not shapely.intersects_xy(near, q.x, q.y).any():
+    for qx, qy in _probes(table, k, w):
+        if not shapely.intersects_xy(near, qx, qy).any():
             return True
     if shapely.covers(near, opening).any():
         return False
@@ -605,12 +796,20 @@ def mordheim(
     m1 = _mask(pc, subject, i, pc.blocks & ~ignored)
     m8 = _mask(pc, subject, i, ~ignored)
     table_box = box_shape(table)
-    clear, whole = _clear(origin, pc.parts.select(m1), wide)
+    # M1's shadows, M8's (every piece's: the blocking pieces' and what the others hide
+    # too) and M12's (every wall shut but at the shooter's windows), found at once
+    sets = [pc.parts.select(m1), pc.parts.select(m8)]
+    if walls:
+        shut = _shut_pieces(subject, shooter)
+        mine = np.zeros(len(pc.blocks), dtype=bool)
+        mine[[k for k, t in enumerate(table.terrain) if t.id in walls]] = True
+        sets.append(join([sets[0], shut.parts.select(m1 & mine)]))
+    clears = _clears(origin, sets, wide)
+    clear, whole = clears[0]()
     seen = _seen(clear, r, table_box)
-    # M8's shadows: every piece's (the blocking pieces' and what the others hide too)
     hides = shapely.box(*wide)
     if not whole:
-        clear8, whole = _clear(origin, pc.parts.select(m8), wide)
+        clear8, whole = clears[1]()
         if not whole:
             hides = difference(hides, clear8)
     qs = quad_segs(r) if r > 0 else 1
@@ -620,11 +819,7 @@ def mordheim(
     # their shadows)
     through = EMPTY
     if walls:
-        shut = _shut_pieces(subject, shooter)
-        mine = np.zeros(len(pc.blocks), dtype=bool)
-        mine[[k for k, t in enumerate(table.terrain) if t.id in walls]] = True
-        both = join([pc.parts.select(m1), shut.parts.select(m1 & mine)])
-        shut_clear, _ = _clear(origin, both, wide)
+        shut_clear, _ = clears[2]()
         if clear.area - shut_clear.area > SLIVER:
             through = difference(seen, _seen(shut_clear, r, table_box))
     # where the base would overlap a hiding piece, a piece behind its near side hides
@@ -658,13 +853,35 @@ def _clear(
 ) -> tuple[BaseGeometry, bool]:
     """The points of the rectangle ``where`` no shadow of ``parts`` from ``origin`` holds
     (:meth:`_Shades.seen`), and whether the origin stands in a part (then none)."""
-    if parts.count == 0:
+    return _clears(origin, [parts], where)[0]()
+
+
+def _clears(
+    origin: tuple[float, float], sets: Sequence[Parts], where: tuple[float, float, float, float]
+) -> list[Callable[[], tuple[BaseGeometry, bool]]]:
+    """:func:`_clear` of each set of parts, their shadows found at once
+    (:func:`~arbitre.maps.shadows.shadows_of_sets`, the same bit for bit), each region
+    traced when asked."""
+    live = [parts for parts in sets if parts.count]
+    found = iter(shadows_of_sets(origin, [(parts, where) for parts in live]))
+    out: list[Callable[[], tuple[BaseGeometry, bool]]] = []
+    for parts in sets:
+        shades = None
+        if parts.count:
+            polys, inside, cones, (arc, arc_of) = next(found)
+            shades = _Shades(parts.owner, polys, inside, origin, cones, arc, arc_of)
+        out.append(functools.partial(_clear_of, shades, where))
+    return out
+
+
+def _clear_of(
+    shades: _Shades | None, where: tuple[float, float, float, float]
+) -> tuple[BaseGeometry, bool]:
+    """:func:`_clear` of shadows found (None: of no part)."""
+    if shades is None:
         return shapely.box(*where), False
-    arcs: list[tuple[np.ndarray, np.ndarray]] = []
-    polys, inside, cones = shadows_and_cones(origin, parts, where, arcs=arcs)
-    if inside.any():
+    if shades.inside.any():
         return EMPTY, True
-    shades = _Shades(parts.owner, polys, inside, origin, cones, *arcs[0])
     return shades.seen(where), False
 
 
@@ -779,9 +996,10 @@ def _near(
     return _near_all(table, r, walls, terrain, (subject.index,))
 
 
+@functools.lru_cache(maxsize=1024)
 def _near_disc(table: Table, k: int, r: float) -> BaseGeometry:
     """The centres at which a base of radius ``r`` overlaps model ``k``'s base grown by
-    ``beam/2``."""
+    ``beam/2`` (cached: every shooter asks)."""
     m = table.models[k]
     grow = m.base.radius + table.beam / 2.0
     if not grow > 0:
@@ -796,8 +1014,32 @@ def _near_all(
 ) -> BaseGeometry:
     """The centres at which a base of radius ``r`` overlaps a terrain piece of
     ``terrain`` or a base but those of models ``but``, grown by ``beam/2`` (the walls in
-    ``walls`` opened at their windows): the terrain's union grown by ``r``, with each
-    base's disc (cached: the same for every shooter outside a building)."""
+    ``walls`` opened at their windows): the terrain's union grown by ``r``
+    (:func:`_near_terrain`), with each base's disc (cached: the same for every shooter
+    outside a building)."""
+    solids = _near_terrain(table, r, walls, terrain)
+    discs = [_near_disc(table, k, r) for k in range(len(table.models)) if k not in but]
+    discs = [d for d in discs if not d.is_empty]
+    if solids.is_empty or not discs:
+        every = [*discs] if solids.is_empty else [solids]
+        return union_all(every) if every else EMPTY
+    # the terrain's parts that no disc meets are parts of the union as they are: only
+    # the others are merged with the discs
+    joined = union_all(discs)
+    parts = shapely.get_parts(solids)
+    meets = shapely.intersects(parts, joined)
+    merged = union_all([*parts[meets], joined])
+    return shapely.MultiPolygon([*parts[~meets], *shapely.get_parts(merged)])
+
+
+@functools.lru_cache(maxsize=64)
+def _near_terrain(
+    table: Table, r: float, walls: frozenset[str], terrain: tuple[int, ...]
+) -> BaseGeometry:
+    """The centres at which a base of radius ``r`` overlaps a terrain piece of
+    ``terrain`` grown by ``beam/2`` (the walls in ``walls`` opened at their windows):
+    their union grown by ``r`` (cached: the same whichever bases :func:`_near_all`
+    leaves out)."""
     half = table.beam / 2.0
     shapes = []
     for k in terrain:
@@ -806,10 +1048,7 @@ def _near_all(
         shape = fp.solid() if t.id in walls and isinstance(fp, WallFootprint) else None
         shapes.append(touch_like(table, k, half, shape))
     solids = union_all(shapes) if shapes else EMPTY
-    grown = [solids.buffer(r, quad_segs=quad_segs(r))] if not solids.is_empty else []
-    discs = [_near_disc(table, k, r) for k in range(len(table.models)) if k not in but]
-    every = [*grown, *(d for d in discs if not d.is_empty)]
-    return union_all(every) if every else EMPTY
+    return solids.buffer(r, quad_segs=quad_segs(r)) if not solids.is_empty else EMPTY
 
 
 def touch_like(table: Table, k: int, grow: float, shape: BaseGeometry | None) -> BaseGeometry:

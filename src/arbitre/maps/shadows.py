@@ -15,6 +15,7 @@ tolerance stays where the arc is and is never carried along the ray.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -187,9 +188,37 @@ def shadows_and_cones(
     """:func:`shadows`, and the parts' cones (:class:`Cones`); given a list ``arcs``, adds
     to it the points of the near arcs and the part of each, sorted by part (their hull
     is the part as drawn, :func:`seen_region`)."""
+    if parts.count == 0:
+        return np.empty(0, dtype=object), np.zeros(0, dtype=np.bool_), NO_CONES
+    ((polys, inside, cones, arc),) = shadows_of_sets(origin, [(parts, box)], tol=tol)
+    if arcs is not None:
+        arcs.append(arc)
+    return polys, inside, cones
+
+
+#: One set's answer of :func:`shadows_of_sets`: the shadows, whether the origin is in
+#: each part, the cones, and the near arcs' points with the part of each.
+Shadows = tuple[np.ndarray, np.ndarray, Cones, tuple[np.ndarray, np.ndarray]]
+
+
+def shadows_of_sets(
+    origin: tuple[float, float],
+    sets: Sequence[tuple[Parts, tuple[float, float, float, float]]],
+    *,
+    tol: float = ARC_TOLERANCE,
+) -> list[Shadows]:
+    """:func:`shadows_and_cones` of several sets of parts from one origin, each with its
+    box, found in one pass (one call's overhead, one call of the hulls' kernel): the
+    same bit for bit as a call a set (each part computed alone, each set's far points as
+    far as its own box and parts ask). Returns, for each set, ``(polygons, inside,
+    cones, (arc, part))``."""
+    counts = np.array([p.count for p, _ in sets], dtype=np.int64)
+    sizes = np.array([len(p.gens) for p, _ in sets], dtype=np.int64)
+    parts = join([p for p, _ in sets])
     n = parts.count
     if n == 0:
-        return np.empty(0, dtype=object), np.zeros(0, dtype=np.bool_), NO_CONES
+        none = np.empty(0, dtype=object), np.zeros(0, dtype=np.bool_), NO_CONES
+        return [(*none, (np.zeros((0, 2)), np.zeros(0, np.int64))) for _ in sets]
     cx, cy = origin
     g = parts.gens
     dx, dy, r = g[:, 0] - cx, g[:, 1] - cy, g[:, 2]
@@ -205,16 +234,21 @@ def shadows_and_cones(
     my = np.bincount(parts.part, weights=g[:, 1], minlength=n) / cnt
     psi = np.arctan2(my - cy, mx - cx)
     rel = np.angle(np.exp(1j * (phi - psi[parts.part])))
-    lo = np.full(n, np.inf)
-    hi = np.full(n, -np.inf)
-    np.minimum.at(lo, parts.part, rel - alpha)
-    np.maximum.at(hi, parts.part, rel + alpha)
-    inside = np.zeros(n, dtype=np.bool_)
-    np.logical_or.at(inside, parts.part, in_disc)
+    first = np.searchsorted(parts.part, np.arange(n))  # each part's first generator
+    lo = np.minimum.reduceat(rel - alpha, first)
+    hi = np.maximum.reduceat(rel + alpha, first)
+    inside = np.logical_or.reduceat(in_disc, first)
     inside |= (hi - lo) >= math.pi - 1e-12
-    for o, solid in parts.solids:
-        if shapely.intersects_xy(solid, cx, cy):
-            inside |= parts.owner == o
+    part_at = np.concatenate([[0], np.cumsum(counts)])
+    gen_at = np.concatenate([[0], np.cumsum(sizes)])
+    for k, (these, _) in enumerate(sets):  # a line from inside a solid crosses it
+        if these.solids:
+            owners = np.array([o for o, _ in these.solids], dtype=np.int64)
+            solids = np.array([s for _, s in these.solids], dtype=object)
+            hit = shapely.intersects_xy(solids, cx, cy)
+            if hit.any():
+                a, b = part_at[k], part_at[k + 1]
+                inside[a:b] |= np.isin(parts.owner[a:b], owners[hit])
     # near arcs: m points from +beta to -beta around the direction back to the origin
     m = _arc_points(r, beta, tol)
     gi = np.repeat(np.arange(len(g)), m)
@@ -223,37 +257,57 @@ def shadows_and_cones(
     frac = np.where(m[gi] > 1, k / np.maximum(m[gi] - 1, 1), 0.5)
     ang = phi[gi] + math.pi + beta[gi] * (1.0 - 2.0 * frac)
     arc = np.column_stack([g[gi, 0] + r[gi] * np.cos(ang), g[gi, 1] + r[gi] * np.sin(ang)])
-    if arcs is not None:  # the near arcs alone, by part (the generators are sorted by part)
-        arcs.append((arc, parts.part[gi]))
-    # far points: five rays across each part's cone, beyond every point of the box
-    x0, y0, x1, y1 = box
-    reach = max(math.hypot(x - cx, y - cy) for x in (x0, x1) for y in (y0, y1))
-    # beyond the parts too: a far point nearer than its part would pull the hull in front
-    far_r = 1.1 * max(reach, float(np.max(d + r))) + 1.0
+    # far points: five rays across each part's cone, beyond every point of its set's box
+    # and beyond its set's parts too (a far point nearer than its part would pull the
+    # hull in front)
+    far_r = np.zeros(len(sets))
+    for k, (_, (x0, y0, x1, y1)) in enumerate(sets):
+        if counts[k]:
+            reach = max(math.hypot(x - cx, y - cy) for x in (x0, x1) for y in (y0, y1))
+            most = float(np.max((d + r)[gen_at[k] : gen_at[k + 1]]))
+            far_r[k] = 1.1 * max(reach, most) + 1.0
+    far_part = np.repeat(far_r, counts)[:, None]
     j = np.linspace(0.0, 1.0, 5)
     span = np.where(inside, 0.0, hi - lo)
     fa = psi[:, None] + lo[:, None] + span[:, None] * j[None, :]
-    far = np.column_stack([(cx + far_r * np.cos(fa)).ravel(), (cy + far_r * np.sin(fa)).ravel()])
-    coords = np.vstack([arc, far])
-    owner = np.concatenate([parts.part[gi], np.repeat(np.arange(n), 5)])
-    order = np.argsort(owner, kind="stable")
-    far_reach = np.full(n, -np.inf)
-    np.maximum.at(far_reach, parts.part, d + r)
-    cones = Cones(psi + lo, span, far_reach)
-    return convex_hulls(coords[order], owner[order], n), inside, cones
+    far = np.column_stack(
+        [(cx + far_part * np.cos(fa)).ravel(), (cy + far_part * np.sin(fa)).ravel()]
+    )
+    # each part's points together, its near arcs then its far points (a hull a part)
+    arcs_of = np.add.reduceat(m, first)
+    size = arcs_of + 5
+    at = np.concatenate([[0], np.cumsum(size)]).astype(np.int64)
+    coords = np.empty((len(arc) + 5 * n, 2))
+    coords[np.arange(len(arc)) + 5 * parts.part[gi]] = arc
+    coords[((at[:-1] + arcs_of)[:, None] + np.arange(5)[None, :]).ravel()] = far
+    far_reach = np.maximum.reduceat(d + r, first)
+    polys = convex_hulls(coords, np.repeat(np.arange(n), size), n, at)
+    arc_at = np.concatenate([[0], np.cumsum(m)])[gen_at]
+    arc_part = parts.part[gi]
+    out: list[Shadows] = []
+    for k in range(len(sets)):
+        a, b = part_at[k], part_at[k + 1]
+        u, v = arc_at[k], arc_at[k + 1]
+        cones = Cones(psi[a:b] + lo[a:b], span[a:b], far_reach[a:b])
+        out.append((polys[a:b], inside[a:b], cones, (arc[u:v], arc_part[u:v] - a)))
+    return out
 
 
-def convex_hulls(xy: np.ndarray, group: np.ndarray, n: int) -> np.ndarray:
+def convex_hulls(
+    xy: np.ndarray, group: np.ndarray, n: int, start: np.ndarray | None = None
+) -> np.ndarray:
     """The convex hull of each of ``n`` groups of points (``group``: each point's, sorted;
     every group has some). GEOS's own hulls, or the same bit for bit from a compiled
     kernel (:func:`arbitre.kernels_maps.hulls`) when numba's build is at hand (already
     loaded, or ``ARBITRE_JIT=always``): loading it for this alone costs more than it
-    saves. A group whose hull is no polygon (a point, a segment) is GEOS's still."""
+    saves. A group whose hull is no polygon (a point, a segment) is GEOS's still.
+    ``start``: where each group starts in ``xy``, and its end (found when not given)."""
     k = backend.kernels(0, KERNELS)
     if k.__name__ != KERNELS:  # the interpreted build: slower here than GEOS
         multi = shapely.multipoints(shapely.points(xy), indices=group)
         return np.asarray(shapely.convex_hull(multi))
-    start = np.searchsorted(group, np.arange(n + 1)).astype(np.int64)
+    if start is None:
+        start = np.searchsorted(group, np.arange(n + 1)).astype(np.int64)
     coords, offsets, ok = k.hulls(np.ascontiguousarray(xy, dtype=np.float64), start)
     rings = np.concatenate([[0], offsets[1:][ok]]).astype(np.int64)  # the others add none
     polys = shapely.from_ragged_array(
