@@ -353,6 +353,9 @@ class Chain:
         if not self.items:
             return ""
         template = tr(self.msgid, lang)
+        sep = _between(template)
+        if sep is not None:  # "{a}<sep>{b}": the links are the words joined by sep
+            return sep.join([param(item, lang) for item in self.items])
         words = param(self.items[0], lang)
         for item in self.items[1:]:
             words = template.format_map({"a": words, "b": param(item, lang)})
@@ -360,6 +363,19 @@ class Chain:
 
     def __str__(self) -> str:
         return self.render()
+
+
+@cache
+def _between(template: str) -> str | None:
+    """The text between ``{a}`` and ``{b}`` when ``template`` is exactly ``{a}``, that
+    text, ``{b}`` (no other text, field, conversion or format spec); else None."""
+    fields = list(string.Formatter().parse(template))
+    if len(fields) != 2:
+        return None
+    (before, a, a_spec, a_conv), (sep, b, b_spec, b_conv) = fields
+    if before or (a, a_spec, a_conv, b, b_spec, b_conv) != ("a", "", None, "b", "", None):
+        return None
+    return sep
 
 
 def semicolons(items: Iterable[object], empty: str = "") -> Text:

@@ -32,8 +32,11 @@ def priority(s: Model, candidates: list[Draft]) -> None:
     if not candidates:
         return
     nearest = candidates[0].distance
-    # each closer enemy is compared with every farther one: its facts read once
+    # each closer enemy is compared with every farther one: its facts read once, its
+    # ease (an exact chance) as its rank among the distinct eases (the same order)
     eases = {c: c.ease() for c in candidates}
+    ranks = {e: i for i, e in enumerate(sorted(set(eases.values())))}
+    rank = {c: ranks[e] for c, e in eases.items()}
     distracted = {c: bool(_distracted(c)) for c in candidates}
     texts: dict[Draft, Text] = {}
 
@@ -73,8 +76,8 @@ def priority(s: Model, candidates: list[Draft]) -> None:
             )
             continue
         closer = [c for c in candidates if c.distance < d.distance - DIST_EPS]
-        ease = d.ease()
-        unmet = [c for c in closer if not distracted[c] and not ease > eases[c]]
+        mine = rank[d]
+        unmet = [c for c in closer if not distracted[c] and not mine > rank[c]]
         if not unmet:
             d.allow(
                 Reason(
