@@ -404,3 +404,108 @@ def test_window_contacts_at_the_tolerance_of_an_axis_aligned_wall() -> None:
     got = msight.window_contacts(table)
     assert got == _contacts_everywhere(table)
     assert set(got) == touching
+
+
+def _same_slack(a: Any, b: Any) -> bool:
+    """Slacks equal, NaN equal to NaN (the loop and the arrays meet the same NaN)."""
+    same_mm = a.mm == b.mm or (math.isnan(a.mm) and math.isnan(b.mm))
+    return bool(same_mm and a.test == b.test)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_legal_slacks_are_legal_slack_enemy_by_enemy(seed: int) -> None:
+    """G8 through M3/M5: the arrays' slacks are the loop's for every enemy, the very
+    Slack objects where the loop returns one, on random enemies with tied distances,
+    tied and infinite and NaN slacks, barred, large, legal and unseen ones, under every
+    shooter state (static refusal, sees none, from a height)."""
+    rng = random.Random(seed)
+    n = rng.choice([0, 1, 2, 5, 30, 100])
+    pool = [0.5, 1.0, 2.0, 5.0, 10.0, math.inf, math.nan]  # 5, 10: half the gaps below
+
+    def slack(name: str) -> margins.Slack:
+        mm = rng.choice(pool) if rng.random() < 0.3 else rng.uniform(0, 40)
+        return margins.Slack(mm, name)
+
+    dists = [10.0, 20.0, 30.0, 35.5]  # tied distances, gaps whose half ties a slack
+    enemies = [
+        deciding.Enemy(
+            f"e{i}",
+            rng.choice(dists) if rng.random() < 0.4 else rng.uniform(0, 900),
+            rng.random() < 0.6,
+            rng.random() < 0.1,
+            rng.random() < 0.2,
+            slack(f"seen e{i}"),
+            slack(f"own e{i}"),
+            large=rng.random() < 0.1,
+            legal=rng.random() < 0.5,
+        )
+        for i in range(n)
+    ]
+    for static, none, up in [(False, False, False)] * 3 + [
+        (True, False, False),
+        (False, True, False),
+        (False, False, True),
+    ]:
+        got = deciding.legal_slacks(enemies, static_refusal=static, sees_none=none, up=up)
+        want = [
+            deciding.legal_slack(e, enemies, static_refusal=static, sees_none=none, up=up)
+            for e in enemies
+        ]
+        assert len(got) == len(want)
+        for g, w in zip(got, want, strict=True):
+            assert _same_slack(g, w), (g, w)
+            if not w.test.startswith("closest"):
+                assert g is w
+
+
+def test_legal_slacks_ties_of_an_order_and_a_slack_name_the_slack() -> None:
+    """M3: a closer seen enemy whose own slack equals half the gap names its own test
+    (the loop keeps the fact when the order is not smaller); an unseen farther enemy
+    whose seen slack equals half the gap names that slack (both must change)."""
+    e0 = deciding.Enemy(
+        "e0", 10.0, True, False, False, margins.Slack(3, "s0"), margins.Slack(5.0, "own e0")
+    )
+    e1 = deciding.Enemy(
+        "e1",
+        20.0,
+        True,
+        False,
+        False,
+        margins.Slack(3, "s1"),
+        margins.Slack(40.0, "own e1"),
+        legal=True,
+    )
+    e2 = deciding.Enemy(
+        "e2",
+        40.0,
+        False,
+        False,
+        False,
+        margins.Slack(10.0, "seen e2"),
+        margins.Slack(60.0, "own e2"),
+    )
+    enemies = [e0, e1, e2]
+    got = deciding.legal_slacks(enemies, static_refusal=False, sees_none=False, up=False)
+    want = [
+        deciding.legal_slack(e, enemies, static_refusal=False, sees_none=False, up=False)
+        for e in enemies
+    ]
+    assert got == want
+    assert got[1] is e0.own  # not "closest e1-e0": the order (5.0) is not below it
+    e3 = deciding.Enemy(
+        "e3",
+        20.0,
+        True,
+        False,
+        False,
+        margins.Slack(30, "s3"),
+        margins.Slack(30.0, "own e3"),
+        legal=True,
+    )
+    enemies = [e3, e2]  # e2 unseen, 20 farther: order 10.0 = its seen slack
+    got = deciding.legal_slacks(enemies, static_refusal=False, sees_none=False, up=False)
+    assert got[0] is e2.seen
+    assert got == [
+        deciding.legal_slack(e, enemies, static_refusal=False, sees_none=False, up=False)
+        for e in enemies
+    ]

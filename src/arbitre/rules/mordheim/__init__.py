@@ -36,7 +36,7 @@ from arbitre.rules import schema
 from arbitre.rules.mordheim.deciding import (
     Enemy,
     elevation_slack,
-    legal_slack,
+    legal_slacks,
     own_slacks,
     smallest,
     unseen_caps,
@@ -223,16 +223,8 @@ def _margins(
     enemies = _enemies(s, drafts)
     sees_none = bool(refusals) and not static
     height = elevation_slack(s)
-    each = [
-        smallest(
-            (
-                legal_slack(e, enemies, static_refusal=static, sees_none=sees_none, up=elevated),
-                e.own,
-                height,
-            )
-        )
-        for e in enemies
-    ]
+    legal = legal_slacks(enemies, static_refusal=static, sees_none=sees_none, up=elevated)
+    each = [smallest((by, e.own, height)) for by, e in zip(legal, enemies, strict=True)]
     every = smallest((*each, height))
     return [Margin.smallest([(t.mm, t.test)], close) for t in (every, *each)]
 

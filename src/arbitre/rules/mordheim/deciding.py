@@ -20,6 +20,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 
+import numpy as np
+
 from arbitre.rules.mordheim.margins import NO_SLACK, Slack
 from arbitre.rules.mordheim.sight import PairSight
 from arbitre.rules.mordheim.values import TWO_INCHES
@@ -128,6 +130,58 @@ def legal_slack(
         return who
     assert pick is not None  # an order test is the smallest
     return Slack(best, f"closest {t.ident}-{pick.ident}")
+
+
+def legal_slacks(
+    enemies: Sequence[Enemy], *, static_refusal: bool, sees_none: bool, up: bool
+) -> list[Slack]:
+    """:func:`legal_slack` of every enemy, the same slacks: the M3 order tests of every
+    pair of enemies as arrays (a pair's test, as the loop there takes it, then the first
+    smallest of each row below the target's own)."""
+    n = len(enemies)
+    rows = [
+        t
+        for t in range(n)
+        if not (static_refusal or sees_none or enemies[t].barred or up or enemies[t].large)
+    ]
+    out: list[Slack | None] = [None] * n
+    if rows:
+        dist = np.asarray([e.distance for e in enemies], dtype=np.float64)
+        visible = np.asarray([e.visible for e in enemies], dtype=np.bool_)
+        barred = np.asarray([e.barred for e in enemies], dtype=np.bool_)
+        own = np.asarray([e.own.mm for e in enemies], dtype=np.float64)
+        seen = np.asarray([e.seen.mm for e in enemies], dtype=np.float64)
+        r = np.asarray(rows, dtype=np.int64)
+        legal = np.asarray([enemies[t].legal for t in rows], dtype=np.bool_)
+        order = np.abs(dist[None, :] - dist[r, None]) / 2
+        closer = dist[None, :] < dist[r, None]
+        with np.errstate(invalid="ignore"):
+            use_own = visible[None, :] & closer & ~(order < own[None, :])
+            use_seen = ~visible[None, :] & (closer | ~(order > seen[None, :]))
+        mm = np.where(use_own, own[None, :], np.where(use_seen, seen[None, :], order))
+        skip = barred[None, :] | (~visible[None, :] & ~legal[:, None])
+        skip[np.arange(len(r)), r] = True  # an enemy is no test of its own legality
+        mm[skip | np.isnan(mm)] = np.inf  # never below a best (NaN: never smaller)
+        least = mm.min(axis=1) if n else np.full(len(r), np.inf)
+        first = np.argmin(mm, axis=1) if n else np.zeros(len(r), np.int64)
+        for i, t in enumerate(rows):
+            e = enemies[t]
+            if not least[i] < e.own.mm:
+                out[t] = e.own
+                continue
+            k = int(first[i])
+            if use_own[i, k]:
+                out[t] = enemies[k].own
+            elif use_seen[i, k]:
+                out[t] = enemies[k].seen
+            else:
+                out[t] = Slack(float(least[i]), f"closest {e.ident}-{enemies[k].ident}")
+    for t in range(n):
+        if out[t] is None:
+            out[t] = legal_slack(
+                enemies[t], enemies, static_refusal=static_refusal, sees_none=sees_none, up=up
+            )
+    return [x for x in out if x is not None]
 
 
 def unseen_caps(
