@@ -245,14 +245,13 @@ def grown_into(m: maps.SightMap, a: int, b: int, by: float) -> maps.SightMap:
     return dataclasses.replace(m, faces=tuple(faces))
 
 
-def oracle_map(seed: int, rules: str, **options: object) -> maps.SightMap:
-    """The map of seeded random table ``seed``: 3 to 8 models, 3 to 11 pieces (walls
-    with windows among them), 250 to 450 mm a side, every fourth table degenerate (lines
-    through corners, along edges, tangent bases, bases in cover), the beam mostly 1 mm
-    but sometimes 0 or 2; the map of model ``m0``, or every tenth table of a side's
-    40 mm base."""
+def oracle_table(seed: int) -> Table:
+    """Seeded random table ``seed``: 3 to 8 models, 3 to 11 pieces (walls with windows
+    among them), 250 to 450 mm a side, every fourth table degenerate (lines through
+    corners, along edges, tangent bases, bases in cover), the beam mostly 1 mm but
+    sometimes 0 or 2."""
     rng = np.random.default_rng(10_000 + seed)
-    table = random_table(
+    return random_table(
         seed,
         models=int(rng.integers(3, 9)),
         terrain=int(rng.integers(3, 12)),
@@ -261,6 +260,12 @@ def oracle_map(seed: int, rules: str, **options: object) -> maps.SightMap:
         degenerate=seed % 4 == 0,
         beam=float(rng.choice([1.0, 1.0, 1.0, 1.0, 0.0, 2.0])),
     )
+
+
+def oracle_map(seed: int, rules: str, **options: object) -> maps.SightMap:
+    """The map of :func:`oracle_table` ``seed``: of model ``m0``, or every tenth table
+    of a side's 40 mm base."""
+    table = oracle_table(seed)
     if seed % 10 == 9:
         return maps.sight_map(table, side="blue", base=40.0, rules=rules, options=options)
     return maps.sight_map(table, model="m0", rules=rules, options=options)

@@ -22,6 +22,7 @@ import math
 import numpy as np
 import pytest
 import shapely
+from maps_oracle import oracle_table
 from shapely.geometry.base import BaseGeometry
 
 from arbitre.geometry import WallFootprint
@@ -39,23 +40,8 @@ AREA = 1e-9
 F5_SEEDS = (32, 165, 181, 261, 332, 348)
 
 
-def _table(seed: int) -> Table:
-    """Seeded table ``seed`` as the maps' oracle draws it (3 to 8 models, 3 to 11 pieces,
-    walls with windows among them, every fourth degenerate, beams 0 to 2 mm)."""
-    rng = np.random.default_rng(10_000 + seed)
-    return random_table(
-        seed,
-        models=int(rng.integers(3, 9)),
-        terrain=int(rng.integers(3, 12)),
-        width=float(rng.uniform(250.0, 450.0)),
-        depth=float(rng.uniform(250.0, 450.0)),
-        degenerate=seed % 4 == 0,
-        beam=float(rng.choice([1.0, 1.0, 1.0, 1.0, 0.0, 2.0])),
-    )
-
-
 def _subject(seed: int) -> Subject:
-    table = _table(seed)
+    table = oracle_table(seed)
     if seed % 10 == 9:
         return pieces.subject(table, side="blue", base=40.0)
     return pieces.subject(table, model="m0")
