@@ -186,3 +186,32 @@ def test_the_page_marks_itself_busy_while_it_handles_a_message(clock: Clock) -> 
     assert c._last == clock.now  # quiet time counts from the last message handled
     clock.now += collect.IDLE
     assert c.idle() == 2
+
+
+@pytest.mark.parametrize("jit", ["never", "bogus"])
+def test_a_served_page_settles_without_warming_when_told_not_to_compile(
+    jit: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``ARBITRE_JIT=never``: the serving lifespan runs no kernels (plain Python, as asked)
+    and still settles; a bad value is logged and settles too; the collector is given
+    back as it was when the server stops."""
+    from starlette.testclient import TestClient
+
+    from arbitre import backend
+    from arbitre.faces.web.app import create_app
+
+    ran: list[str] = []
+    monkeypatch.setattr(backend, "warm", lambda: ran.append("warm"))
+    monkeypatch.setattr(backend, "compiled", lambda *a: ran.append("compiled"))
+    monkeypatch.setenv("ARBITRE_JIT", jit)
+    was = gc.isenabled()
+    app = create_app(warm=True)
+    try:
+        with TestClient(app):
+            assert app.state.collector.settled.wait(30)
+            assert not gc.isenabled()
+        assert ran == []
+        assert gc.isenabled() == was
+    finally:
+        gc.enable() if was else gc.disable()
+        gc.unfreeze()

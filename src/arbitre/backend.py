@@ -31,13 +31,15 @@ INTERPRET_BELOW = 20_000
 _MODES = ("auto", "always", "never")
 
 
-def _mode() -> str:
-    mode = os.environ.get("ARBITRE_JIT", "auto").strip().lower() or "auto"
-    if mode not in _MODES:
+def mode() -> str:
+    """``ARBITRE_JIT``: ``always``, ``never`` or ``auto`` (the default); an error naming
+    any other value."""
+    chosen = os.environ.get("ARBITRE_JIT", "auto").strip().lower() or "auto"
+    if chosen not in _MODES:
         from arbitre.errors import ArbitreError
 
-        raise ArbitreError(f"ARBITRE_JIT={mode!r}: expected one of {', '.join(_MODES)}")
-    return mode
+        raise ArbitreError(f"ARBITRE_JIT={chosen!r}: expected one of {', '.join(_MODES)}")
+    return chosen
 
 
 def piece_sizes(kind: np.ndarray, eoff: np.ndarray) -> np.ndarray:
@@ -69,8 +71,8 @@ KERNELS = "arbitre.kernels"
 def kernels(work: int, name: str = KERNELS) -> Any:
     """The kernels module ``name`` to run a job of about ``work`` elementary tests
     (compiled, on as many threads as the job is worth, or its source interpreted)."""
-    mode = _mode()
-    if mode == "always" or (mode == "auto" and (work >= INTERPRET_BELOW or _compiled_loaded())):
+    chosen = mode()
+    if chosen == "always" or (chosen == "auto" and (work >= INTERPRET_BELOW or _compiled_loaded())):
         module = compiled(name)
         _threads(work)
         return module

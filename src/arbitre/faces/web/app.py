@@ -375,9 +375,14 @@ async def _serving(app: Starlette) -> AsyncIterator[None]:
     collector.start()
 
     def load() -> None:
-        backend.compiled()
-        backend.warm()
-        collector.settle()
+        try:
+            if backend.mode() != "never":  # ARBITRE_JIT=never: the kernels stay plain Python
+                backend.compiled()
+                backend.warm()
+        except ArbitreError as exc:  # a bad ARBITRE_JIT: every question says so too
+            log.warning("%s", exc)
+        finally:
+            collector.settle()
 
     threading.Thread(target=load, name="arbitre-kernels", daemon=True).start()
     watch = asyncio.create_task(collector.watch())
