@@ -162,8 +162,7 @@ def legal_slacks(
         skip = barred[None, :] | (~visible[None, :] & ~legal[:, None])
         skip[np.arange(len(r)), r] = True  # an enemy is no test of its own legality
         mm[skip | np.isnan(mm)] = np.inf  # never below a best (NaN: never smaller)
-        least = mm.min(axis=1) if n else np.full(len(r), np.inf)
-        first = np.argmin(mm, axis=1) if n else np.zeros(len(r), np.int64)
+        least, first = mm.min(axis=1), np.argmin(mm, axis=1)  # rows: n >= 1 enemies
         for i, t in enumerate(rows):
             e = enemies[t]
             if not least[i] < e.own.mm:

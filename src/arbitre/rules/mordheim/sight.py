@@ -331,6 +331,8 @@ def _margins(
         )
     )
     shown = [i for i in range(len(pairs)) if seen[i] > SHARE_EPS]
+    apart = [_in_other_building(table, a, b) for a, b in pairs]  # M8: cover whatever
+    others = [shut.get(i, (None, ()))[0] for i in range(len(pairs))]  # M12 shares
     seen_by_pair = dict(
         zip(
             shown,
@@ -341,11 +343,7 @@ def _margins(
         )
     )
     # M8, nothing hidden: how far the nearest piece is, for those pairs all at once
-    clear = [
-        i
-        for i in shown
-        if not _in_other_building(table, *pairs[i]) and not exposed[i] < 1.0 - SHARE_EPS
-    ]
+    clear = [i for i in shown if not apart[i] and not exposed[i] < 1.0 - SHARE_EPS]
     cleared = dict(
         zip(
             clear,
@@ -366,8 +364,8 @@ def _margins(
     seen_shut: dict[int, Slack] = {}
     groups: dict[frozenset[tuple[str, int]], list[int]] = {}
     for i in shown if windows == "open" else ():
-        other = shut.get(i, (None, ()))[0]
-        if other is None or other <= SHARE_EPS or _in_other_building(table, *pairs[i]):
+        other = others[i]
+        if other is None or other <= SHARE_EPS or apart[i]:
             continue
         groups.setdefault(contacts.get(pairs[i][0], frozenset()), []).append(i)
     for openings, rows in groups.items():
@@ -380,7 +378,7 @@ def _margins(
         v, mask1, mask8 = views[i], masks1[i], masks8[i]
         visible = seen[i] > SHARE_EPS
         seen_by = seen_by_pair[i] if visible else unseen[i]
-        if not visible or _in_other_building(table, pairs[i][0], pairs[i][1]):
+        if not visible or apart[i]:
             # M8 means nothing for a target not seen; one in another building is in
             # cover whatever the geometry (M8 decision): no cover slack to measure
             out.append((seen_by, NO_SLACK))
@@ -391,7 +389,7 @@ def _margins(
             geo = margins.hiding_slack(kern, p, v, hiders, ix.half)
         else:
             geo = cleared[i]
-        other = shut.get(i, (None, ()))[0]
+        other = others[i]
         only, by_window = False, NO_SLACK  # M12: seen only through windows, and its slack
         if other is not None and windows == "open":
             only = other <= SHARE_EPS
