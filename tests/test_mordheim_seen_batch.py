@@ -16,7 +16,7 @@ import pytest
 
 from arbitre import backend
 from arbitre.geometry import Disc, Point
-from arbitre.rules.mordheim import margins
+from arbitre.rules.mordheim import kept, margins
 from arbitre.rules.mordheim import sight as msight
 from arbitre.table import Model, Table
 from arbitre.testing import random_table
@@ -198,9 +198,11 @@ def test_measure_is_the_one_view_path(seed: int, monkeypatch: pytest.MonkeyPatch
         return real(kern, t, p, *args)
 
     for windows in every:
+        kept.clear()  # measured, not kept from another test
         with monkeypatch.context() as m:
             m.setattr(margins, "seen_slacks", counting)
             new = msight.measure(table, pairs, windows)
+        kept.clear()
         with monkeypatch.context() as m:
             m.setattr(margins, "seen_slacks", _one_by_one)
             old = msight.measure(table, pairs, windows)

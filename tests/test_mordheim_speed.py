@@ -26,7 +26,7 @@ import pytest
 import arbitre
 from arbitre import backend
 from arbitre.rules import mordheim
-from arbitre.rules.mordheim import deciding, margins
+from arbitre.rules.mordheim import deciding, kept, margins
 from arbitre.table import Table, Weapon
 from arbitre.testing import random_table
 
@@ -169,10 +169,12 @@ def _both(
         return got
 
     mordheim.rule_targets.cache_clear()
+    kept.clear()
     with monkeypatch.context() as m:
         m.setattr(margins, "hidden_slacks", counting)
         new = dict(_every_targets(table, every))
     mordheim.rule_targets.cache_clear()
+    kept.clear()  # the pairs measured again by the old path
     with monkeypatch.context() as m:
         m.setattr(margins, "hidden_slacks", _old_hidden_slacks)
         m.setattr(mordheim, "unseen_caps", lambda enemies, *a, **k: [math.inf] * len(enemies))

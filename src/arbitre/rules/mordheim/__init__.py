@@ -33,6 +33,7 @@ from functools import lru_cache
 from arbitre.errors import RulesError
 from arbitre.i18n import N_, T_, Text, join, semicolons
 from arbitre.rules import schema
+from arbitre.rules.mordheim import kept
 from arbitre.rules.mordheim.deciding import (
     Enemy,
     elevation_slack,
@@ -242,13 +243,21 @@ def _drafts(
     refused (M1). Their sight margins are still to measure (:func:`_measured`)."""
     enemies = [m for m in table.models if m.side != s.side]
     measured = measure_facts(table, [(s.id, e.id) for e in enemies], options.windows)
-    drafts = sorted(
-        (
-            target_facts(table, s, e, f, w, bs, engaged, multiplayer, options)
-            for e, f in zip(enemies, measured.sights, strict=True)
-        ),
-        key=lambda d: d.distance,
-    )
+    box = kept.store(table, options.windows)
+    fights = kept.fights_sign(table)
+    made = []
+    for e, f, key in zip(enemies, measured.sights, measured.keys, strict=True):
+        # a target's facts and words rest on its pair's key, the weapon and the fights
+        asked = (key, w, bs, multiplayer, options, fights)
+        found = box.get("target", asked)
+        if found is None:
+            d = target_facts(table, s, e, f, w, bs, engaged, multiplayer, options)
+            box.put("target", asked, (d.ruling, d.barred, d.note))
+        else:
+            d = Draft(e, f, *found)
+            d.own = own_slacks(f, d.distance, w)
+        made.append(d)
+    drafts = sorted(made, key=lambda d: d.distance)
     for d in drafts:
         if not d.facts.visible:
             t = d.model.id

@@ -911,11 +911,7 @@ def _candidates_many(
     element by element): the near pieces of view ``t`` are ``ks[koff[t]:koff[t + 1]]``
     (in piece order), and ``far[t]`` the box distance of the nearest left out."""
     box = np.asarray([v.bounds for v in views], dtype=np.float64).reshape(-1, 4)
-    x0, y0, x1, y1 = (box[:, c, None] for c in range(4))
-    b = p.bbox
-    dx = np.maximum(0.0, np.maximum(b[None, :, 0] - x1, x0 - b[None, :, 2]))
-    dy = np.maximum(0.0, np.maximum(b[None, :, 1] - y1, y0 - b[None, :, 3]))
-    gap = np.hypot(dx, dy)
+    gap = box_gaps(box, p.bbox)
     gap[~np.vstack(masks).reshape(gap.shape)] = np.inf
     near = gap <= FAR
     rest = np.where(near, np.inf, gap)
@@ -923,6 +919,23 @@ def _candidates_many(
     rows, ks = np.nonzero(near)
     koff = np.concatenate([[0], np.cumsum(np.bincount(rows, minlength=len(views)))])
     return ks.astype(np.int64), koff.astype(np.int64), np.asarray(far, dtype=np.float64)
+
+
+def box_gaps(box: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``[view, piece]``: the distance between each view's box (rows of ``box``) and each
+    piece's (rows of ``b``), 0 where they meet (the lower bound :func:`_candidates_many`
+    gives the pieces it leaves out; :mod:`.kept` keys the pairs by it)."""
+    x0, y0, x1, y1 = (box[:, c, None] for c in range(4))
+    dx = np.maximum(0.0, np.maximum(b[None, :, 0] - x1, x0 - b[None, :, 2]))
+    dy = np.maximum(0.0, np.maximum(b[None, :, 1] - y1, y0 - b[None, :, 3]))
+    gap: np.ndarray = np.hypot(dx, dy)
+    return gap
+
+
+def base_boxes(table: Table) -> np.ndarray:
+    """The boxes of the bases as :class:`Pieces` bounds them (their drawn polygons), in
+    table order: the rows of every :func:`pieces` after the terrain's."""
+    return _bases(table).bbox
 
 
 def _joints_many(p: Pieces, ks: np.ndarray, koff: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -16,7 +16,7 @@ the M8 share too.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Literal
@@ -28,7 +28,7 @@ from arbitre import sight, sight_rows
 from arbitre.errors import RulesError
 from arbitre.geometry import WallFootprint
 from arbitre.i18n import N_, T_, Num, Text, join, semicolons
-from arbitre.rules.mordheim import margins
+from arbitre.rules.mordheim import kept, margins
 from arbitre.rules.mordheim.margins import NO_SLACK, Slack
 from arbitre.rules.mordheim.values import MordheimOptions
 from arbitre.rules.options import shared_options
@@ -151,11 +151,17 @@ class Measured:
     sights: tuple[PairSight, ...]
     #: The margins of each pair, given the caps (:func:`_margins`).
     slacks: Callable[[Sequence[float] | None], list[tuple[Slack, Slack]]] | None = None
+    #: The sights with their margins, given the caps (when kept: :func:`measure_facts`).
+    finals: Callable[[Sequence[float] | None], list[PairSight]] | None = None
+    #: Each pair's key (:func:`.kept.pair_keys`), when kept.
+    keys: tuple[Hashable, ...] = ()
 
     def with_margins(self, caps: Sequence[float] | None = None) -> list[PairSight]:
         """The sights with their margins. ``caps``: for each pair, a slack its M1 margin
         could not beat when its target is not seen (``math.inf``: none); such a margin
         surely above its cap is left a lower bound (:func:`margins.hidden_slacks`)."""
+        if self.finals is not None:
+            return self.finals(caps)
         if self.slacks is None:
             return list(self.sights)
         slack = self.slacks(caps)
@@ -168,7 +174,50 @@ class Measured:
 def measure_facts(
     table: Table, pairs: Sequence[tuple[str, str]], windows: Windows = "open"
 ) -> Measured:
-    """:func:`measure` but for the margins (:meth:`Measured.with_margins`)."""
+    """:func:`measure` but for the margins (:meth:`Measured.with_margins`). Each pair's
+    facts and margins are kept by what they rest on (:mod:`.kept`): a drag measures
+    again only the pairs near the model that moved (and the caps that changed)."""
+    if not pairs:
+        return Measured(())
+    box = kept.store(table, windows)
+    keys = kept.pair_keys(table, pairs)
+    sights: list[PairSight | None] = [box.get("sight", k) for k in keys]
+    todo = [i for i, f in enumerate(sights) if f is None]
+    fresh = _measure_batch(table, [pairs[i] for i in todo], windows) if todo else None
+    for j, i in enumerate(todo):
+        assert fresh is not None
+        sights[i] = fresh.sights[j]
+        box.put("sight", keys[i], fresh.sights[j])
+    facts = tuple(f for f in sights if f is not None)
+
+    def finals(caps: Sequence[float] | None) -> list[PairSight]:
+        wanted = [(k, None if caps is None else float(caps[i])) for i, k in enumerate(keys)]
+        out: list[PairSight | None] = [box.get("final", w) for w in wanted]
+        missing = [i for i, f in enumerate(out) if f is None]
+        if not missing:
+            return [f for f in out if f is not None]
+        # the pairs measured above are measured with their caps; the others again
+        in_fresh = {i: j for j, i in enumerate(todo)}
+        again = [i for i in missing if i not in in_fresh]
+        batches = []
+        if fresh is not None and any(i in in_fresh for i in missing):
+            batches.append((todo, fresh))
+        if again:
+            batches.append((again, _measure_batch(table, [pairs[i] for i in again], windows)))
+        for rows, batch in batches:
+            done = batch.with_margins(None if caps is None else [caps[i] for i in rows])
+            for i, f in zip(rows, done, strict=True):
+                out[i] = f
+                box.put("final", wanted[i], f)
+        return [f for f in out if f is not None]
+
+    return Measured(facts, finals=finals, keys=tuple(keys))
+
+
+def _measure_batch(
+    table: Table, pairs: Sequence[tuple[str, str]], windows: Windows = "open"
+) -> Measured:
+    """:func:`measure_facts` of ``pairs`` measured together, nothing kept."""
     if not pairs:
         return Measured(())
     ix = open_index(table, windows)
