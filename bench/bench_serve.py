@@ -13,7 +13,9 @@ bytes a move brings back (its answer is a patch of the last one) against the who
 answer's. The baseline is the bare
 ``/echo`` endpoint with a message of a move's size: the cost of the socket alone.
 Targets: p95 < 30 ms at 50 models, < 60 ms at 200. The drag never visits a spot twice
-(every answer is the engine's work); a ``back`` row then drags the model back over its
+(every answer is the engine's work); a ``shooter`` row drags the view's shooter itself
+(every line changes at every step: no pair is kept, :mod:`arbitre.rules.mordheim.kept`),
+no target given; a ``back`` row then drags the model back over its
 last spots, which the session answers from the answers it keeps by table content.
 
 Usage: ``python3 bench/bench_serve.py [--moves N] [--sizes 50 200]``.
@@ -95,23 +97,28 @@ class Drag:
         self.sizes: list[int] = []
 
 
-def _path(doc: dict[str, Any], moves: int, start: int = 0) -> list[tuple[float, float]]:
-    """The spots of a scripted drag: the second model walking a small loop, never twice
-    on the same spot (each step drifts 0.01 mm), from step ``start``."""
-    x0, y0 = doc["models"][1]["at"]
+def _path(
+    doc: dict[str, Any], moves: int, start: int = 0, mover: int = 1
+) -> list[tuple[float, float]]:
+    """The spots of a scripted drag: a model (the second by default) walking a small loop
+    from where it stands, never twice on the same spot (each step drifts 0.01 mm), from
+    step ``start``."""
+    x0, y0 = doc["models"][mover]["at"]
     return [
         (x0 + 30 * (k % 7) / 7 + 0.01 * k, y0 + 20 * ((k * 3) % 5) / 5)
         for k in range(start, start + moves)
     ]
 
 
-def _drag(ws: ClientConnection, doc: dict[str, Any], path: list[tuple[float, float]]) -> Drag:
-    """Milliseconds from each move sent to its last reply, the moved model (the second)
-    walking ``path`` while the first is the view's shooter."""
-    mover = doc["models"][1]
+def _drag(
+    ws: ClientConnection, doc: dict[str, Any], path: list[tuple[float, float]], mover: int = 1
+) -> Drag:
+    """Milliseconds from each move sent to its last reply, the moved model (the second
+    by default; the first is the view's shooter) walking ``path``."""
+    moved = doc["models"][mover]
     out = Drag()
     for k, (x, y) in enumerate(path):
-        msg = json.dumps({"type": "move", "id": mover["id"], "x": x, "y": y, "seq": k})
+        msg = json.dumps({"type": "move", "id": moved["id"], "x": x, "y": y, "seq": k})
         start = time.perf_counter()
         ws.send(msg)
         size = 0
@@ -198,6 +205,15 @@ def main() -> None:
                     print(
                         f"{'':>10} {'back':>10} {b_median:>10.1f} {b_p95:>8.1f} "
                         f"{'':>7} {'':<4} {statistics.median(back.server):>9.1f}"
+                    )
+                    # the shooter itself dragged: every line changes at every step
+                    own = _drag(ws, doc, _path(doc, args.moves, mover=0), mover=0)
+                    _drag(ws, doc, [tuple(doc["models"][0]["at"])], mover=0)  # put back
+                    o_median, o_p95 = _stats(own.times)
+                    print(
+                        f"{'':>10} {'shooter':>10} {o_median:>10.1f} {o_p95:>8.1f} "
+                        f"{'':>7} {'':<4} {statistics.median(own.server):>9.1f} "
+                        f"{statistics.median(own.engine):>9.1f}"
                     )
                     e_median, e_p95 = _stats(_echo(port, per_move, args.moves))
                     print(f"{'':>10} {'echo':>10} {e_median:>10.2f} {e_p95:>8.2f}")

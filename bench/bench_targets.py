@@ -3,7 +3,10 @@
 On the seeded table ``arbitre.testing.random_table(7, models=200, terrain=45, width=1200,
 depth=1200)``, kernels warm, every ruling with its reasons and G8 margin, each question
 is timed on equal tables of other names (so no cache keyed by the table carries over,
-as on the page where every drag makes a new table): the median of ``--repeats`` runs.
+as on the page where every drag makes a new table), what the M rules keep of each pair
+by content forgotten before each run (:mod:`arbitre.rules.mordheim.kept`: a drag's
+pairs away from the moved model; ``bench_serve.py`` times those): the median of
+``--repeats`` runs.
 The baseline is the plain shapely loop of ``bench_scaling.shapely_loop`` (a LineString
 per pair, ``dwithin`` per piece and base, no reasons) on the same pairs, in this process.
 A question whose one run is predicted over ``--budget`` seconds is run once on a sample
@@ -24,6 +27,7 @@ from collections.abc import Callable
 from bench_scaling import enemy_pairs, shapely_loop
 
 import arbitre
+from arbitre.rules.mordheim import kept
 from arbitre.table import Table
 from arbitre.testing import random_table
 
@@ -56,6 +60,7 @@ def median_seconds(run: Callable[[Table], None], table: Table, repeats: int) -> 
     times = []
     for i in range(repeats):
         fresh = dataclasses.replace(table, name=f"bench run {i} {time.perf_counter()}")
+        kept.clear()  # Mordheim's pairs kept by content (a drag's) forgotten: all measured
         t0 = time.perf_counter()
         run(fresh)
         times.append(time.perf_counter() - t0)

@@ -21,10 +21,13 @@ Patch = dict[str, Any]
 
 
 def diff(old: Any, new: Any) -> Patch | None:
-    """The patch from ``old`` to ``new`` (``None`` when they are equal)."""
-    if type(old) is type(new) and old == new:
+    """The patch from ``old`` to ``new`` (``None`` when they are equal). Objects and
+    arrays are compared once, part by part, as they are walked."""
+    if old is new:
         return None
-    if isinstance(old, dict) and isinstance(new, dict):
+    if type(old) is not type(new):
+        return {"=": new}
+    if isinstance(new, dict):
         changed: dict[str, Patch] = {}
         for key, value in new.items():
             if key not in old:
@@ -33,19 +36,23 @@ def diff(old: Any, new: Any) -> Patch | None:
             node = diff(old[key], value)
             if node is not None:
                 changed[key] = node
-        node_o: Patch = {"o": changed}
         removed = [k for k in old if k not in new]
+        if not changed and not removed:
+            return None
+        node_o: Patch = {"o": changed}
         if removed:
             node_o["x"] = removed
         return node_o
-    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+    if isinstance(new, list):
+        if len(old) != len(new):
+            return {"=": new}
         items: dict[str, Patch] = {}
         for i, (a, b) in enumerate(zip(old, new, strict=True)):
             node = diff(a, b)
             if node is not None:
                 items[str(i)] = node
-        return {"a": items}
-    return {"=": new}
+        return {"a": items} if items else None
+    return None if old == new else {"=": new}
 
 
 def apply(doc: Any, node: Patch | None) -> Any:
