@@ -207,13 +207,13 @@ def main() -> None:
                         f"{'':>7} {'':<4} {statistics.median(back.server):>9.1f}"
                     )
                     # the shooter itself dragged: every line changes at every step
-                    own = _drag(ws, doc, _path(doc, args.moves, mover=0), mover=0)
+                    held = _drag(ws, doc, _path(doc, args.moves, mover=0), mover=0)
                     _drag(ws, doc, [tuple(doc["models"][0]["at"])], mover=0)  # put back
-                    o_median, o_p95 = _stats(own.times)
+                    o_median, o_p95 = _stats(held.times)
                     print(
                         f"{'':>10} {'shooter':>10} {o_median:>10.1f} {o_p95:>8.1f} "
-                        f"{'':>7} {'':<4} {statistics.median(own.server):>9.1f} "
-                        f"{statistics.median(own.engine):>9.1f}"
+                        f"{'':>7} {'':<4} {statistics.median(held.server):>9.1f} "
+                        f"{statistics.median(held.engine):>9.1f}"
                     )
                     e_median, e_p95 = _stats(_echo(port, per_move, args.moves))
                     print(f"{'':>10} {'echo':>10} {e_median:>10.2f} {e_p95:>8.2f}")
