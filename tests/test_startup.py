@@ -682,3 +682,62 @@ def test_a_valid_file_builds_the_scenario_validator_alone() -> None:
         "assert built == ['ScenarioDoc'], built\n"
     )
     assert _loaded(code, ()) == []
+
+
+# -- the command's process: fewer collections, none of everything at exit -------------
+
+#: The console entry point on the arguments given, reporting at exit (on stderr, last)
+#: the collector's youngest threshold and whether objects were frozen.
+ENTRY = (
+    "import atexit, gc, sys\n"
+    "def _state():\n"
+    "    sys.__stderr__.write(f'\\n@@ {gc.get_threshold()[0]} {gc.get_freeze_count() > 0}')\n"
+    "atexit.register(_state)\n"
+    "from arbitre.cli import run\n"
+    "run()\n"
+)
+#: The command line's ``main`` on the same arguments, the process left as it is.
+PLAIN = "import sys\nfrom arbitre.faces.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+
+
+def test_the_command_process_collects_less_and_exits_frozen(tmp_path: Path) -> None:
+    """The console entry point raises the collector's youngest threshold for the
+    command's process and freezes what is left before the interpreter exits
+    (:func:`arbitre.faces.cli.run`); it prints what ``main`` prints, with its exit code:
+    tables, JSON, a file written, help, usage and file errors."""
+    from arbitre.cli import YOUNG_THRESHOLD
+
+    svg = tmp_path / "demo.svg"
+    for args in (
+        ["los", DEMO, "-q"],
+        ["los", DEMO, "--json"],
+        ["--lang", "fr", "los", DEMO],
+        ["render", DEMO, "-o", str(svg)],
+        ["los", "--help"],
+        ["los", str(tmp_path / "missing.yaml")],
+        ["lso"],
+    ):
+        done, written = [], []
+        for code in (ENTRY, PLAIN):
+            svg.unlink(missing_ok=True)
+            done.append(
+                subprocess.run(
+                    [sys.executable, "-c", code, *args],
+                    capture_output=True,
+                    text=True,
+                    timeout=300,
+                    check=False,
+                    env=ENV,
+                )
+            )
+            written.append(svg.read_text(encoding="utf-8") if svg.exists() else None)
+        entry, plain = done
+        stderr, state = entry.stderr.rsplit("\n@@ ", 1)
+        assert state == f"{YOUNG_THRESHOLD} True", args
+        assert (entry.stdout, stderr, entry.returncode) == (
+            plain.stdout,
+            plain.stderr,
+            plain.returncode,
+        ), args
+        assert written[0] == written[1], args
+        assert (written[0] is not None) == (args[0] == "render"), args
