@@ -1,10 +1,13 @@
 """The kernels of the exact sight maps (:mod:`arbitre.maps`): convex hulls of many small
-point sets in one call, and the region a point sees among convex obstacles.
+point sets in one call, the region a point sees among convex obstacles, and M8 at the
+Mordheim cells where it is sure without the sight kernel.
 
 Written once, run compiled by numba or as this same source interpreted
 (:func:`arbitre.backend.kernels` ``(work, "arbitre.kernels_maps")``), so both builds
 give the same bits: only ``+ - *`` and comparisons on the input coordinates, which are
 copied, never computed (the hulls), or ``math.atan2`` and those four (the region seen).
+M8 (:func:`cover_decided`) uses more of ``math``, each answer with margins far wider
+than an ulp: either build's answers are the sight kernel's.
 """
 
 from __future__ import annotations
@@ -309,3 +312,455 @@ def seen_region(
         out[no, 0], out[no, 1] = out[0, 0], out[0, 1]
         no += 1
     return out[:no].copy(), True
+
+
+# --- M8 decided without the sight kernel where it surely can ------------------------
+
+#: The sight kernel's tolerance (mm) at a beam zone's edge (``arbitre.kernels.EPS``).
+KERNEL_EPS = 1e-7
+#: How far (mm) beyond that tolerance a point must lie to count, in or out of a zone.
+DEEP = 1e-6
+#: The least share of a base's angular width a stretch surely hidden must span: far
+#: above what the engine's rounding of S2 absorbs (a share from ``1 - 5e-7`` counts 1).
+HIDDEN_SHARE = 1e-3
+#: The packed kinds of :mod:`arbitre.kernels`: a disc, a polygon, a bridge (G4).
+_DISC = 0
+_POLYGON = 1
+_BRIDGE = 2
+#: The rays tried across a base, as shares of its angular half-width off the centre line.
+_RAYS = (0.0, -0.5, 0.5, -0.85, 0.85, -0.97, 0.97, -0.995, 0.995)
+#: Angular buckets of the pieces seen from the origin.
+_NB = 256
+#: A cell's answer: unknown (the sight kernel rules it), no cover, cover.
+UNKNOWN = -1
+
+
+@njit(cache=True)
+def _near_side(d: float, r: float, psi: float) -> float:
+    """How far from the origin the ray ``psi`` radians off the centre line meets the
+    near side of a base of radius ``r`` centred ``d`` mm away (``d > r``, ``|psi|`` at
+    most the base's half-width). Grows with ``|psi|``."""
+    sn = d * math.sin(psi)
+    return d * math.cos(psi) - math.sqrt(max(0.0, r * r - sn * sn))
+
+
+@njit(cache=True)
+def _hidden_span(depth: float, t: float, psi: float, w: float, d: float, r: float) -> float:
+    """The angular measure (radians) of the base's rays, among ``[-w, w]`` off its centre
+    line, that surely pass nearer a piece than the sight kernel's ``half - EPS``: those
+    meeting the disc of points :data:`DEEP` deeper than that tolerance in the piece's
+    beam zone around the point ``t`` mm along the ray ``psi``, ``depth`` mm deep in it,
+    each before the ray reaches the base's near side (0: none, or not sure)."""
+    rho = depth - KERNEL_EPS - DEEP
+    if rho <= 0.0:
+        return 0.0
+    if rho >= t:
+        return 2.0 * w  # the origin in that disc: every ray
+    a = math.asin(rho / t)
+    lo = max(psi - a, -w)
+    hi = min(psi + a, w)
+    if hi <= lo:
+        return 0.0
+    # a ray meeting the disc meets it at most t mm from the origin: only the rays that
+    # reach the base's near side beyond that count, those at least psi_t off the centre
+    # line (the near side grows farther with |psi|: s(psi_t) = t, by the law of cosines)
+    far = t + 1e-9 * (d + 1.0)
+    if far <= d - r:
+        return hi - lo
+    if far * far >= d * d - r * r:
+        return 0.0  # beyond every ray's near side
+    c = (far * far + d * d - r * r) / (2.0 * far * d)
+    if c <= math.cos(w):
+        return 0.0
+    least = math.acos(c) if c < 1.0 else 0.0
+    return max(0.0, hi - max(lo, least)) + max(0.0, min(hi, -least) - lo)
+
+
+@njit(cache=True)
+def _polygon_depth(edges: np.ndarray, e0: int, e1: int, half: float, x: float, y: float) -> float:
+    """How deep (mm) ``(x, y)`` lies in the polygon of edges ``e0:e1`` (even-odd over its
+    rings) grown by ``half``: ``half`` plus its distance to the outline inside, ``half``
+    less it outside."""
+    near = np.inf
+    inside = False
+    for e in range(e0, e1):
+        x0, y0, x1, y1 = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+        dx = x1 - x0
+        dy = y1 - y0
+        ll = dx * dx + dy * dy
+        u = 0.0
+        if ll > 0.0:
+            u = min(1.0, max(0.0, ((x - x0) * dx + (y - y0) * dy) / ll))
+        qx = x0 + u * dx - x
+        qy = y0 + u * dy - y
+        near = min(near, qx * qx + qy * qy)
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    near = math.sqrt(near)
+    return half + near if inside else half - near
+
+
+@njit(cache=True)
+def _inside_polygon(edges: np.ndarray, e0: int, e1: int, x: float, y: float) -> bool:
+    """Even-odd: whether ``(x, y)`` is inside the polygon of edges ``e0:e1``."""
+    inside = False
+    for e in range(e0, e1):
+        x0, y0, x1, y1 = edges[e, 0], edges[e, 1], edges[e, 2], edges[e, 3]
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    return inside
+
+
+@njit(cache=True)
+def _piece_span(
+    k: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+    ray: np.ndarray,
+    ts: np.ndarray,
+) -> float:
+    """The widest :func:`_hidden_span` of piece ``k`` around points of the stretch of a
+    ray ``ray`` (origin x, y, direction x, y, from t0, to t1, psi, w, d, r, need): for a
+    disc at the point nearest its centre; for a polygon half way between the places the
+    ray crosses its edges (stopping once ``need`` is reached)."""
+    ox, oy, ux, uy, t0, t1 = ray[0], ray[1], ray[2], ray[3], ray[4], ray[5]
+    psi, w, d, r, need = ray[6], ray[7], ray[8], ray[9], ray[10]
+    if kind[k] == _DISC:
+        cx, cy = disc[k, 0], disc[k, 1]
+        t = min(t1, max(t0, (cx - ox) * ux + (cy - oy) * uy))
+        gx = ox + t * ux - cx
+        gy = oy + t * uy - cy
+        return _hidden_span(half + disc[k, 2] - math.sqrt(gx * gx + gy * gy), t, psi, w, d, r)
+    e0, e1 = eoff[k], eoff[k + 1]
+    n = 0
+    ts[n] = t0
+    n += 1
+    for e in range(e0, e1):
+        ax, ay = edges[e, 0], edges[e, 1]
+        ex, ey = edges[e, 2] - ax, edges[e, 3] - ay
+        den = ux * ey - uy * ex
+        if den != 0.0:
+            t = ((ax - ox) * ey - (ay - oy) * ex) / den
+            if t0 < t < t1:
+                j = n  # insertion: the crossings in order
+                while j > 0 and ts[j - 1] > t:
+                    ts[j] = ts[j - 1]
+                    j -= 1
+                ts[j] = t
+                n += 1
+    ts[n] = t1
+    n += 1
+    best = 0.0
+    for j in range(n):
+        t = 0.5 * (ts[j] + ts[j + 1]) if j < n - 1 else t1
+        depth = _polygon_depth(edges, e0, e1, half, ox + t * ux, oy + t * uy)
+        best = max(best, _hidden_span(depth, t, psi, w, d, r))
+        if best >= need:
+            break
+    return best
+
+
+@njit(cache=True)
+def _clip_stretch(
+    box: np.ndarray, k: int, ox: float, oy: float, ux: float, uy: float, s: float
+) -> tuple[float, float]:
+    """The stretch ``(t0, t1)`` of the ray from ``o`` along ``u``, up to ``s``, within
+    box ``k`` (empty: ``t0 > t1``)."""
+    t0 = 0.0
+    t1 = s
+    for axis in range(2):
+        o = ox if axis == 0 else oy
+        u = ux if axis == 0 else uy
+        lo = box[k, axis]
+        hi = box[k, axis + 2]
+        if u == 0.0:
+            if o < lo or o > hi:
+                return 1.0, 0.0
+        else:
+            ta = (lo - o) / u
+            tb = (hi - o) / u
+            t0 = max(t0, min(ta, tb))
+            t1 = min(t1, max(ta, tb))
+    return t0, t1
+
+
+@njit(cache=True)
+def _segment_clear(
+    px: float,
+    py: float,
+    qx: float,
+    qy: float,
+    tri: np.ndarray,
+    g: float,
+    tx: float,
+    ty: float,
+    inner: float,
+) -> bool:
+    """Whether segment ``p q`` is surely farther than ``g`` from every point of a base's
+    near stretch of sight (the rays from the origin to the base's near side, within the
+    triangle ``tri`` of the origin and the two points where lines from it graze the
+    base, outside the base): its points within ``g`` of the triangle (those in the
+    triangle's sides moved ``g`` out) all nearer than ``inner`` to the base's centre
+    ``t`` (``inner`` = the base's radius less ``g``)."""
+    lo = 0.0
+    hi = 1.0
+    for s in range(3):
+        ax, ay = tri[s, 0], tri[s, 1]
+        bx, by = tri[(s + 1) % 3, 0], tri[(s + 1) % 3, 1]
+        ex, ey = bx - ax, by - ay
+        el = math.sqrt(ex * ex + ey * ey)
+        if el == 0.0:
+            return False
+        nx, ny = ey / el, -ex / el  # outward: the triangle runs counter-clockwise
+        f0 = nx * (px - ax) + ny * (py - ay) - g
+        df = nx * (qx - px) + ny * (qy - py)
+        if df == 0.0:
+            if f0 > 0.0:
+                return True  # wholly beyond this side
+            continue
+        t = -f0 / df
+        if df > 0.0:
+            hi = min(hi, t)
+        else:
+            lo = max(lo, t)
+        if lo > hi:
+            return True
+    if not inner > 0.0:
+        return False
+    for t in (lo, hi):
+        zx = px + t * (qx - px) - tx
+        zy = py + t * (qy - py) - ty
+        if zx * zx + zy * zy >= inner * inner:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _broad_phase(
+    ox: float,
+    oy: float,
+    skip_a: int,
+    skip_b: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    hides: np.ndarray,
+    grow: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """The pieces the sight kernel counts (flagged in ``hides``, neither ``skip_a`` nor
+    ``skip_b`` nor a bridge from one, G4) seen from ``o``: each one's box grown by
+    ``grow``, its distance from ``o`` (inf: not counted), and the angular buckets of the
+    directions the boxes span (``count``, ``items``), nearest first."""
+    npieces = kind.shape[0]
+    box = np.zeros((npieces, 4))
+    near = np.full(npieces, np.inf)
+    for k in range(npieces):
+        if not hides[k] or k in (skip_a, skip_b):
+            continue
+        if kind[k] == _BRIDGE:
+            ends = (int(disc[k, 0]), int(disc[k, 1]))
+            if skip_a in ends or skip_b in ends:
+                continue
+        if kind[k] == _DISC:
+            x0, y0 = disc[k, 0] - disc[k, 2], disc[k, 1] - disc[k, 2]
+            x1, y1 = disc[k, 0] + disc[k, 2], disc[k, 1] + disc[k, 2]
+        else:
+            e0, e1 = eoff[k], eoff[k + 1]
+            if e1 <= e0:
+                continue
+            x0, y0 = np.inf, np.inf
+            x1, y1 = -np.inf, -np.inf
+            for e in range(e0, e1):
+                x0 = min(x0, edges[e, 0], edges[e, 2])
+                y0 = min(y0, edges[e, 1], edges[e, 3])
+                x1 = max(x1, edges[e, 0], edges[e, 2])
+                y1 = max(y1, edges[e, 1], edges[e, 3])
+        box[k, 0], box[k, 1], box[k, 2], box[k, 3] = x0 - grow, y0 - grow, x1 + grow, y1 + grow
+        gx = max(box[k, 0] - ox, 0.0, ox - box[k, 2])
+        gy = max(box[k, 1] - oy, 0.0, oy - box[k, 3])
+        near[k] = math.sqrt(gx * gx + gy * gy)
+    bw = 2.0 * math.pi / _NB
+    count = np.zeros(_NB, np.int64)
+    items = np.empty((_NB, max(npieces, 1)), np.int64)
+    for k in np.argsort(near):
+        if near[k] == np.inf:
+            break
+        if near[k] == 0.0:
+            first, last = 0, _NB - 1
+        else:
+            cx = 0.5 * (box[k, 0] + box[k, 2])
+            cy = 0.5 * (box[k, 1] + box[k, 3])
+            ref = math.atan2(cy - oy, cx - ox)
+            lo = 0.0
+            hi = 0.0
+            for c in range(4):
+                px = box[k, 0] if c == 0 or c == 3 else box[k, 2]
+                py = box[k, 1] if c < 2 else box[k, 3]
+                a = math.atan2(py - oy, px - ox) - ref
+                a = (a + math.pi) % (2.0 * math.pi) - math.pi
+                lo = min(lo, a)
+                hi = max(hi, a)
+            first = int(math.floor((ref + lo - 1e-9 + math.pi) / bw))
+            last = int(math.floor((ref + hi + 1e-9 + math.pi) / bw))
+            if last - first >= _NB:
+                first, last = 0, _NB - 1
+        for b in range(first, last + 1):
+            bb = (b % _NB + _NB) % _NB
+            items[bb, count[bb]] = k
+            count[bb] += 1
+    return box, near, count, items
+
+
+@njit(cache=True)
+def cover_decided(
+    ox: float,
+    oy: float,
+    targets: np.ndarray,
+    skip_a: int,
+    skip_b: int,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    hides: np.ndarray,
+    half: float,
+) -> np.ndarray:
+    """M8 for each base ``targets[i]`` (cx, cy, r) seen from ``o`` where it is sure
+    without the sight kernel: 1 (cover) or 0 (none) as the kernel's S2 share
+    (``arbitre.kernels.visible_fractions`` with the same packed pieces, those flagged in
+    ``hides`` hiding, ``skip_a`` and ``skip_b`` left out) would rule it, or
+    :data:`UNKNOWN` (the kernel rules it). The kernel tests the segment from ``o`` to
+    the base's near side at each angle (crossed: nearer a piece than ``half - EPS``; not:
+    farther than ``half + EPS``):
+
+    - cover: along one of a few rays (:data:`_RAYS`) some piece's beam zone holds, a
+      disc :data:`DEEP` deeper than that tolerance that the rays of at least
+      :data:`HIDDEN_SHARE` of the base's width meet before reaching the base (each is
+      crossed there; bridges are not looked at);
+    - none: every piece the kernel counts is farther than ``half + EPS + DEEP`` from
+      every segment (:func:`_segment_clear` for each edge, a disc's circle as a whole,
+      no polygon holding the near side's middle).
+
+    A beam of ``half`` within the kernel's tolerance, or a base the origin is on or next
+    to, decides nothing."""
+    m = targets.shape[0]
+    out = np.full(m, UNKNOWN, np.int8)
+    if half <= KERNEL_EPS + DEEP:
+        return out
+    g = half + KERNEL_EPS + DEEP
+    box, near, count, items = _broad_phase(
+        ox, oy, skip_a, skip_b, kind, disc, eoff, edges, hides, half + 1.0
+    )
+    most = 2
+    for k in range(kind.shape[0]):
+        if near[k] < np.inf and kind[k] == _POLYGON:
+            most = max(most, eoff[k + 1] - eoff[k] + 2)
+    ts = np.zeros(most)
+    ray = np.zeros(11)
+    tri = np.zeros((3, 2))
+    mark = np.full(kind.shape[0], -1, np.int64)
+    bw = 2.0 * math.pi / _NB
+    for i in range(m):
+        tx, ty, r = targets[i, 0], targets[i, 1], targets[i, 2]
+        vx = tx - ox
+        vy = ty - oy
+        d = math.sqrt(vx * vx + vy * vy)
+        if not r > 0.0 or d <= 2.0 * r:
+            continue  # the origin on or next to the base
+        w = math.asin(r / d)
+        if w < 1e-6:
+            continue  # a base seen as a point (``arbitre.kernels.POINT_WIDTH``) or nearly
+        need = 2.0 * w * HIDDEN_SHARE
+        phi = math.atan2(vy, vx)
+        # cover: a deep blocker on one of the rays
+        hidden = False
+        for j in range(len(_RAYS)):
+            psi = _RAYS[j] * w
+            s = _near_side(d, r, psi)
+            th = phi + psi
+            ux = math.cos(th)
+            uy = math.sin(th)
+            bb = (int(math.floor((th + math.pi) / bw)) % _NB + _NB) % _NB
+            for n in range(count[bb]):
+                k = items[bb, n]
+                if near[k] > s:
+                    break
+                if kind[k] == _BRIDGE:
+                    continue
+                t0, t1 = _clip_stretch(box, k, ox, oy, ux, uy, s)
+                if t0 > t1:
+                    continue
+                ray[0], ray[1], ray[2], ray[3], ray[4], ray[5] = ox, oy, ux, uy, t0, t1
+                ray[6], ray[7], ray[8], ray[9], ray[10] = psi, w, d, r, need
+                if _piece_span(k, kind, disc, eoff, edges, half, ray, ts) >= need:
+                    hidden = True
+                    break
+            if hidden:
+                break
+        if hidden:
+            out[i] = 1
+            continue
+        # none: every piece near the base's cone of sight surely clear of it
+        reach = math.sqrt(d * d - r * r)
+        tri[0, 0], tri[0, 1] = ox, oy
+        tri[1, 0], tri[1, 1] = ox + reach * math.cos(phi - w), oy + reach * math.sin(phi - w)
+        tri[2, 0], tri[2, 1] = ox + reach * math.cos(phi + w), oy + reach * math.sin(phi + w)
+        inner = r - g - DEEP
+        mx = ox + (d - r) * vx / d
+        my = oy + (d - r) * vy / d
+        clear = True
+        first = int(math.floor((phi - w - 1e-9 + math.pi) / bw))
+        last = int(math.floor((phi + w + 1e-9 + math.pi) / bw))
+        for b in range(first, last + 1):
+            bb = (b % _NB + _NB) % _NB
+            for n in range(count[bb]):
+                k = items[bb, n]
+                if near[k] > reach + g + 1.0:
+                    break
+                if mark[k] == i:
+                    continue
+                mark[k] = i
+                if kind[k] == _DISC:
+                    cx, cy, ck = disc[k, 0], disc[k, 1], disc[k, 2]
+                    if math.sqrt((cx - tx) ** 2 + (cy - ty) ** 2) + ck < inner:
+                        continue  # within the base, beyond its near side
+                    # its centre beyond some side of the triangle by more than its reach
+                    beyond = False
+                    for e in range(3):
+                        ax, ay = tri[e, 0], tri[e, 1]
+                        ex, ey = tri[(e + 1) % 3, 0] - ax, tri[(e + 1) % 3, 1] - ay
+                        el = math.sqrt(ex * ex + ey * ey)
+                        if el > 0.0 and (ey * (cx - ax) - ex * (cy - ay)) / el > ck + g:
+                            beyond = True
+                            break
+                    if not beyond:
+                        clear = False
+                else:
+                    e0, e1 = eoff[k], eoff[k + 1]
+                    for e in range(e0, e1):
+                        if not _segment_clear(
+                            edges[e, 0],
+                            edges[e, 1],
+                            edges[e, 2],
+                            edges[e, 3],
+                            tri,
+                            g,
+                            tx,
+                            ty,
+                            inner,
+                        ):
+                            clear = False
+                            break
+                    if clear and kind[k] == _POLYGON and _inside_polygon(edges, e0, e1, mx, my):
+                        clear = False
+                if not clear:
+                    break
+            if not clear:
+                break
+        if clear:
+            out[i] = 0
+    return out

@@ -27,9 +27,11 @@ with a given cover, the rest being unseen.
   curve neither straight nor circular). So those points are ruled cell by cell at the
   cells' centres, and ``cover_at`` rules any other point there, both by the engine's
   own S2 share (:func:`engine_exposed`: the sight kernel ``los`` runs, rounded as its
-  ruling rounds it), not a second reading of it. The cells stay a grid beside the
-  exact classes (:class:`Cells`): their stepped shapes are drawn only for the map's
-  faces.
+  ruling rounds it), not a second reading of it: where its answer is sure without
+  running it (a piece deep across a stretch of the rays to the base's near side, or
+  every piece well clear of them: :func:`arbitre.kernels_maps.cover_decided`), that
+  answer. The cells stay a grid beside the exact classes (:class:`Cells`): their
+  stepped shapes are drawn only for the map's faces.
 
   M12 (windows open, the default): a target seen only through windows is in cover
   however much of its base shows. Those centres are exact: the region seen with every
@@ -918,8 +920,117 @@ def _engine_cover(
     """M8 at each point, as ``los`` rules it: 1 (cover) where the engine's S2 share of the
     base centred there, every piece but ``terrain``'s unflagged ones hiding (the
     shooter's building), is below 1 (:func:`arbitre.rules.mordheim.sight.measure`'s
-    reading, its rounding included), else 0."""
+    reading, its rounding included), else 0. Where the answer is sure without the sight
+    kernel (a piece surely hides a stretch of the base's near side, or every piece is
+    surely clear of the rays to it: :func:`arbitre.kernels_maps.cover_decided`, when
+    numba's build is at hand) it is that; the kernel rules the others
+    (:func:`_engine_cover_each`, the same everywhere)."""
+    px, py = np.asarray(px, dtype=np.float64).ravel(), np.asarray(py, dtype=np.float64).ravel()
+    if not len(px):
+        return np.zeros(0, dtype=np.int64)
+    s2 = _S2(subject, shooter, terrain, walls)
+    k = backend.kernels(len(px) * s2.work, KERNELS_MAPS)
+    if k.__name__ != KERNELS_MAPS:  # the interpreted build: the sight kernel everywhere
+        return (s2.exposed(px, py) < 1.0).astype(np.int64)
+    kind, disc, eoff, edges, _ = s2.index.packed
+    decided = k.cover_decided(
+        s2.at[0],
+        s2.at[1],
+        s2.targets(px, py),
+        s2.skip[0],
+        s2.skip[1],
+        kind,
+        disc,
+        eoff,
+        edges,
+        s2.hides,
+        s2.index.half,
+    )
+    found = np.asarray(decided, dtype=np.int64)
+    ask = np.flatnonzero(found < 0)
+    if len(ask):
+        found[ask] = s2.exposed(px[ask], py[ask]) < 1.0
+    return found
+
+
+def _engine_cover_each(
+    subject: Subject,
+    shooter: int,
+    terrain: np.ndarray,
+    walls: frozenset[str],
+    px: np.ndarray,
+    py: np.ndarray,
+) -> np.ndarray:
+    """:func:`_engine_cover` with the sight kernel at every point (the tests' reference)."""
     return (engine_exposed(subject, shooter, terrain, walls, px, py) < 1.0).astype(np.int64)
+
+
+#: The kernels module of the maps (:mod:`arbitre.kernels_maps`).
+KERNELS_MAPS = "arbitre.kernels_maps"
+
+
+@dataclass(frozen=True, eq=False)
+class _S2:
+    """What the engine's S2 share of the subject's base from shooter ``shooter`` (a model
+    index) asks of the sight kernel: the table's index with the walls in ``walls``
+    opened at their windows, the pieces hiding (every piece but ``terrain``'s unflagged
+    ones, extended to the bridges), the shooter's centre and the two pieces left out
+    (the shooter's base and the subject's, as the engine leaves out a target's)."""
+
+    subject: Subject
+    shooter: int
+    terrain: np.ndarray
+    walls: frozenset[str]
+
+    @functools.cached_property
+    def index(self) -> sight.SightIndex:
+        return sight.sight_index(self.subject.table, solid=self.walls)
+
+    @functools.cached_property
+    def hides(self) -> np.ndarray:
+        hides = np.ones(self.index.n_pieces, dtype=np.bool_)
+        hides[: self.index.n_terrain] = self.terrain
+        return self.index.mask(hides)
+
+    @property
+    def at(self) -> tuple[float, float]:
+        at = self.subject.table.models[self.shooter].at
+        return (at.x, at.y)
+
+    @property
+    def skip(self) -> tuple[int, int]:
+        n = self.index.n_terrain
+        return n + self.shooter, n + self.subject.index
+
+    @property
+    def work(self) -> int:
+        """The elementary tests of one point (:func:`arbitre.sight.share_work`)."""
+        return self.index.work(each=sight.share_work)
+
+    def targets(self, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+        """The subject's base centred at each ``(px, py)``: rows ``x, y, r``."""
+        r = np.full(len(px), self.subject.radius)
+        return np.ascontiguousarray(np.column_stack([px, py, r]))
+
+    def exposed(self, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+        """:func:`engine_exposed` at each ``(px, py)`` (flat arrays, some points)."""
+        n = len(px)
+        table = self.subject.table
+        k = backend.kernels(n * self.work)
+        ax, ay = self.at
+        sa, sb = self.skip
+        out = k.visible_fractions(
+            np.full(n, ax),
+            np.full(n, ay),
+            self.targets(px, py),
+            np.full(n, sa, dtype=np.int64),
+            np.full(n, sb, dtype=np.int64),
+            *self.index.packed,
+            self.hides,
+            self.index.half,
+            bool(table.option("grazing_blocks", False)),
+        )
+        return clip_shares(np.asarray(out, dtype=np.float64))
 
 
 def engine_exposed(
@@ -934,29 +1045,10 @@ def engine_exposed(
     centred at each ``(px, py)``, from shooter ``shooter`` (a model index), the walls in
     ``walls`` opened at their windows: the sight kernel itself, the subject's base and its
     contacts left out as the engine leaves out a target's."""
-    table = subject.table
     px, py = np.asarray(px, dtype=np.float64).ravel(), np.asarray(py, dtype=np.float64).ravel()
     if not len(px):
         return np.zeros(0)
-    ix = sight.sight_index(table, solid=walls)
-    hides = np.ones(ix.n_pieces, dtype=np.bool_)
-    hides[: ix.n_terrain] = terrain
-    at = table.models[shooter].at
-    n = len(px)
-    targets = np.ascontiguousarray(np.column_stack([px, py, np.full(n, subject.radius)]))
-    k = backend.kernels(n * ix.work(each=sight.share_work))
-    out = k.visible_fractions(
-        np.full(n, at.x),
-        np.full(n, at.y),
-        targets,
-        np.full(n, ix.n_terrain + shooter, dtype=np.int64),
-        np.full(n, ix.n_terrain + subject.index, dtype=np.int64),
-        *ix.packed,
-        ix.mask(hides),
-        ix.half,
-        bool(table.option("grazing_blocks", False)),
-    )
-    return clip_shares(np.asarray(out, dtype=np.float64))
+    return _S2(subject, shooter, terrain, walls).exposed(px, py)
 
 
 def clip_shares(share: np.ndarray) -> np.ndarray:
