@@ -18,12 +18,16 @@ measure reads:
   (:data:`margins.FAR` from the region seen, which lies in that box);
 - for the margins, the box distance of the nearest base beyond that reach, as the
   margins measure it (:func:`margins.box_gaps`: the lower bound of
-  :func:`margins._candidates_many`), and the pair's cap (:func:`deciding.unseen_caps`).
+  :func:`margins._candidates_many`), and the pair's cap (:func:`deciding.unseen_caps`);
+- for the target's facts and words, the weapon, the BS, whether the game has more than
+  two warbands, the options and the fights (:func:`fights_sign`, M4).
 
 So a pair whose key is the same has the same facts, bit for bit: the measures of a batch
 are made pair by pair (the oracle test asks a drag's every step with and without what
-is kept). What is kept is bounded (:data:`KEPT` entries a context, :data:`CONTEXTS`
-contexts) and guarded by a lock (the page serves several connections from threads).
+is kept). What is kept is bounded (:data:`KEPT` entries a kind and context,
+:data:`CONTEXTS` contexts) and guarded by a lock (the page serves several connections
+from threads). A new terrain, option or model list starts another context; the
+benchmarks that time fresh tables of the same content call :func:`clear` first.
 """
 
 from __future__ import annotations
