@@ -31,6 +31,7 @@ import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
 from arbitre import backend
+from arbitre.bounded import trim
 from arbitre.geometry import CircleFootprint, Point, WallFootprint
 from arbitre.sight_twins import line_nearby_numpy as line_nearby_numpy  # re-exported
 from arbitre.sight_twins import visible_share_numpy
@@ -432,8 +433,7 @@ def _bridges_of_bases(
         with _STORES:
             for m, made in zip(missing, measured, strict=True):
                 found[m] = store[keys[m]] = made
-            while len(store) > _CONTACTS_BASES:
-                del store[next(iter(store))]
+            trim(store, _CONTACTS_BASES)
     ends: list[tuple[int, int]] = []
     segs: list[tuple[float, float, float, float]] = []
     for m, contacts in enumerate(found):

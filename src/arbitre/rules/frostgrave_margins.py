@@ -27,6 +27,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from arbitre import backend, sight
+from arbitre.bounded import trim
 from arbitre.geometry import EPS, CircleFootprint, WallFootprint
 from arbitre.table import Table, Terrain
 
@@ -345,8 +346,7 @@ def gaps_between(table: Table, pairs: Sequence[tuple[str, str]]) -> dict[tuple[s
         with _GAPS_LOCK:
             for i in missing:
                 known[i] = _GAPS[keys[i]] = measured[pairs[i]]
-            while len(_GAPS) > _GAPS_KEEP:
-                del _GAPS[next(iter(_GAPS))]
+            trim(_GAPS, _GAPS_KEEP)
     return {pq: float(v) for pq, v in zip(pairs, known, strict=True)}  # type: ignore[arg-type]
 
 

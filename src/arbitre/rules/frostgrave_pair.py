@@ -22,6 +22,7 @@ import numpy as np
 import shapely
 
 from arbitre import sight
+from arbitre.bounded import trim
 from arbitre.errors import RulesError
 from arbitre.geometry import CircleFootprint, WallFootprint
 from arbitre.i18n import T_, Text, join
@@ -556,8 +557,7 @@ def _contacts_of(
         with _TOUCH_LOCK:
             for i in missing:
                 found[i] = known[keys[i]] = (touch[crossed[i]], gaps[crossed[i]])
-            while len(known) > _TOUCH_PAIRS:
-                del known[next(iter(known))]
+            trim(known, _TOUCH_PAIRS)
     both = [f for f in found if f is not None]
     return (
         {mp: f[0] for mp, f in zip(crossed, both, strict=True)},

@@ -23,6 +23,7 @@ import shapely
 from shapely.geometry.base import BaseGeometry
 
 from arbitre import sight
+from arbitre.bounded import trim
 from arbitre.geometry import EPS, Point, WallFootprint, Window
 from arbitre.table import Table, Terrain
 
@@ -149,8 +150,7 @@ def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
         with _CONTACTS_LOCK:
             for i in missing:
                 found[i] = known[bases[i]] = measured.get(i, ())
-            while len(known) > _CONTACTS_BASES:
-                del known[next(iter(known))]
+            trim(known, _CONTACTS_BASES)
     out: dict[str, tuple[WindowContact, ...]] = {}
     for model, at in zip(table.models, found, strict=True):
         if at:
