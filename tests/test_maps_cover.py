@@ -79,21 +79,7 @@ def _check(seeds: range) -> tuple[int, int]:
                     free[[t.id for t in table.terrain].index(me.inside)] = False
                 px, py = _points(reg, table, rng)
                 want = regions._engine_cover_each(s, i, free, walls, px, py)
-                s2 = regions._S2(s, i, free, walls)
-                kind, disc, eoff, edges, _ = s2.index.packed
-                sa, sb = s2.skip
-                found = k.cover_decided(
-                    *s2.at,
-                    s2.targets(px, py),
-                    sa,
-                    sb,
-                    kind,
-                    disc,
-                    eoff,
-                    edges,
-                    s2.hides,
-                    s2.index.half,
-                )
+                found = regions._S2(s, i, free, walls).decided(k, px, py)
                 sure = found >= 0
                 assert np.array_equal(found[sure], want[sure]), (seed, windows_open, a)
                 got = regions._engine_cover(s, i, free, walls, px, py)
@@ -127,11 +113,8 @@ def test_cover_decided_the_same_in_both_builds() -> None:
     px, py = px[pick], py[pick]
     free = np.ones(len(table.terrain), dtype=bool)
     s2 = regions._S2(s, table.model_index(a), free, walls)
-    kind, disc, eoff, edges, _ = s2.index.packed
-    sa, sb = s2.skip
-    args = (*s2.at, s2.targets(px, py), sa, sb, kind, disc, eoff, edges, s2.hides, s2.index.half)
-    compiled = backend.compiled(KM).cover_decided(*args)
-    interpreted = backend.interpreted(KM).cover_decided(*args)
+    compiled = s2.decided(backend.compiled(KM), px, py)
+    interpreted = s2.decided(backend.interpreted(KM), px, py)
     assert np.array_equal(compiled, interpreted)
     assert (compiled >= 0).sum() > len(px) // 3
 

@@ -932,21 +932,7 @@ def _engine_cover(
     k = backend.kernels(len(px) * s2.work, KERNELS_MAPS)
     if k.__name__ != KERNELS_MAPS:  # the interpreted build: the sight kernel everywhere
         return (s2.exposed(px, py) < 1.0).astype(np.int64)
-    kind, disc, eoff, edges, _ = s2.index.packed
-    decided = k.cover_decided(
-        s2.at[0],
-        s2.at[1],
-        s2.targets(px, py),
-        s2.skip[0],
-        s2.skip[1],
-        kind,
-        disc,
-        eoff,
-        edges,
-        s2.hides,
-        s2.index.half,
-    )
-    found = np.asarray(decided, dtype=np.int64)
+    found = np.asarray(s2.decided(k, px, py), dtype=np.int64)
     ask = np.flatnonzero(found < 0)
     if len(ask):
         found[ask] = s2.exposed(px[ask], py[ask]) < 1.0
@@ -1011,6 +997,15 @@ class _S2:
         """The subject's base centred at each ``(px, py)``: rows ``x, y, r``."""
         r = np.full(len(px), self.subject.radius)
         return np.ascontiguousarray(np.column_stack([px, py, r]))
+
+    def decided(self, k: Any, px: np.ndarray, py: np.ndarray) -> np.ndarray:
+        """:func:`arbitre.kernels_maps.cover_decided` at each ``(px, py)`` in the build
+        ``k`` of :mod:`arbitre.kernels_maps` (1, 0, or -1: the sight kernel rules it)."""
+        kind, disc, eoff, edges, _ = self.index.packed
+        sa, sb = self.skip
+        targets = self.targets(px, py)
+        args = (kind, disc, eoff, edges, self.hides, self.index.half)
+        return np.asarray(k.cover_decided(*self.at, targets, sa, sb, *args))
 
     def exposed(self, px: np.ndarray, py: np.ndarray) -> np.ndarray:
         """:func:`engine_exposed` at each ``(px, py)`` (flat arrays, some points)."""
