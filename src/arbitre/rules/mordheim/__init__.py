@@ -243,7 +243,7 @@ def _drafts(
     refused (M1). Their sight margins are still to measure (:func:`_measured`)."""
     enemies = [m for m in table.models if m.side != s.side]
     measured = measure_facts(table, [(s.id, e.id) for e in enemies], options.windows)
-    box = kept.store(table, options.windows)
+    box = measured.store or kept.store(table, options.windows)
     fights = kept.fights_sign(table)
     made = []
     for e, f, key in zip(enemies, measured.sights, measured.keys, strict=True):

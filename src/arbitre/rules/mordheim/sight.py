@@ -153,8 +153,9 @@ class Measured:
     slacks: Callable[[Sequence[float] | None], list[tuple[Slack, Slack]]] | None = None
     #: The sights with their margins, given the caps (when kept: :func:`measure_facts`).
     finals: Callable[[Sequence[float] | None], list[PairSight]] | None = None
-    #: Each pair's key (:func:`.kept.pair_keys`), when kept.
+    #: Each pair's key (:func:`.kept.pair_keys`) and the store they are kept in.
     keys: tuple[Hashable, ...] = ()
+    store: kept.Store | None = None
 
     def with_margins(self, caps: Sequence[float] | None = None) -> list[PairSight]:
         """The sights with their margins. ``caps``: for each pair, a slack its M1 margin
@@ -211,7 +212,7 @@ def measure_facts(
                 box.put("final", wanted[i], f)
         return [f for f in out if f is not None]
 
-    return Measured(facts, finals=finals, keys=tuple(keys))
+    return Measured(facts, finals=finals, keys=tuple(keys), store=box)
 
 
 def _measure_batch(
