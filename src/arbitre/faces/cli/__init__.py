@@ -17,7 +17,7 @@ from typing import Annotated
 import typer
 
 from arbitre import progress
-from arbitre.cli import arbitre_version, collect_less
+from arbitre.cli import arbitre_version
 from arbitre.errors import ArbitreError
 from arbitre.faces.cli import breath, darkage, imports, maps, mordheim, places, serve, table
 from arbitre.faces.cli.common import Command, Group, RootLangOpt, pruned, start_language
@@ -133,15 +133,15 @@ def _main(args: list[str]) -> int:
 def run() -> None:
     """Run the command line on ``sys.argv`` and exit the process with its code.
 
-    The process is the command's: the collector's youngest threshold is raised for it
-    (:func:`arbitre.cli.collect_less`), and what is left when the command is done is frozen
+    The process is the command's: the collector's youngest threshold was raised for it
+    (:func:`arbitre.cli.collect_less`, by :func:`arbitre.cli.run` before this module was
+    imported), and what is left when the command is done is frozen
     (:func:`gc.freeze`) before the interpreter exits, so that its last collections do not
     walk every object of numpy, shapely, pydantic and the table again (~0.1 s of
     ``arbitre los`` on the demo table). Objects outside reference cycles are still freed
     as the modules are cleared; those in cycles are left to the operating system, their
     finalizers not run: none has anything to write (every file a command writes is
     closed before the command returns, and the standard streams are flushed as ever)."""
-    collect_less()
     try:
         code = main()
     finally:
