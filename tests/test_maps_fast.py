@@ -316,8 +316,9 @@ def test_small_shades_and_openings_are_the_old_ones() -> None:
 @pytest.mark.parametrize("seed", [204, 40, 7, 1])
 def test_near_is_the_union_of_everything(seed: int) -> None:
     """Mordheim's ``near`` for a set of bases left out is the old union: every terrain
-    piece grown by ``beam/2``, their union grown by the base, and every other base's
-    disc, as one union (the same shape)."""
+    piece grown by ``beam/2``, their union grown by the base (and the margin
+    :data:`regions.NEAR_MARGIN`), and every other base's disc, as one union (the same
+    shape)."""
     if seed == 1:
         table = random_table(1, models=20, terrain=45, width=1200.0, depth=1200.0)
     else:
@@ -330,7 +331,8 @@ def test_near_is_the_union_of_everything(seed: int) -> None:
         got = regions._near_all(table, r, walls, terrain, but)
         half = table.beam / 2.0
         solids = shapely.union_all([regions.touch_like(table, k, half, None) for k in terrain])
-        grown = solids.buffer(r, quad_segs=pieces.quad_segs(r))
+        g = r + regions.NEAR_MARGIN
+        grown = solids.buffer(g, quad_segs=pieces.quad_segs(g))
         discs = [regions._near_disc(table, k, r) for k in range(len(table.models)) if k not in but]
         want = shapely.union_all([grown, *discs])
         assert got.is_valid

@@ -327,14 +327,16 @@ def test_the_shares_are_clipped_as_the_ruling_clips_them() -> None:
 
 @pytest.mark.parametrize("seed", [204, 40, 7])
 def test_near_is_the_pieces_grown_by_the_base(seed: int) -> None:
-    """Mordheim's ``near`` (the union a table found once, :func:`regions._near`) is, in
-    the region it is asked about, the old union for each shooter: every hiding piece
-    but the bases of the shooter and the subject, grown by ``beam/2``, then by the
-    base (up to the arcs' tolerance)."""
+    """Mordheim's ``near`` (the union a table found once, :func:`regions._near`) holds
+    the old union for each shooter (every hiding piece but the bases of the shooter and
+    the subject, grown by ``beam/2``, then by the base) and adds to it only the margin
+    :data:`regions.NEAR_MARGIN` around it and the shooter's own disc, both ruled point
+    by point (up to the arcs' tolerance)."""
     table = random_table(seed, models=6, terrain=9, width=400.0, depth=400.0)
     s = pieces.subject(table, model="m0")
     pc = regions._mordheim_pieces(s, frozenset())
     half, r = table.beam / 2.0, s.radius
+    tol = pieces.ARC_TOLERANCE
     for a in s.shooters:
         i = table.model_index(a)
         mask = regions._mask(pc, s, i, np.ones(len(pc.blocks), dtype=bool))
@@ -346,13 +348,13 @@ def test_near_is_the_pieces_grown_by_the_base(seed: int) -> None:
                     shapely.Point(o.at.x, o.at.y).buffer(g, quad_segs=pieces.quad_segs(g))
                 )
         old = shapely.union_all(shapes).buffer(r, quad_segs=pieces.quad_segs(r))
+        new = regions._near(s, pc, mask, frozenset())
+        assert shapely.difference(old, new).area < old.boundary.length * tol, a
         me = table.models[i]
-        within = shapely.Point(me.at.x, me.at.y).buffer(150.0)  # the shooter's own base in it
-        new = regions._near(s, pc, mask, frozenset(), within)
-        diff = shapely.symmetric_difference(
-            shapely.intersection(old, within), shapely.intersection(new, within)
-        )
-        assert diff.area < old.boundary.length * pieces.ARC_TOLERANCE, a
+        disc = shapely.Point(me.at.x, me.at.y).buffer(me.base.radius + half + r + 1.0)
+        band = old.buffer(regions.NEAR_MARGIN + 2 * tol)  # chords of either: within tol
+        assert shapely.difference(new, shapely.union(band, disc)).area < 1e-6, a
+        assert shapely.difference(new, old).area > 0, a  # the margin is there
 
 
 @pytest.mark.parametrize("seed", range(4))

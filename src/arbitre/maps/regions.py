@@ -17,8 +17,10 @@ with a given cover, the rest being unseen.
   seen (S2 > 0); in cover where the shadows of every piece (M8), grown by the base,
   hold the point (some of the base hidden).
 
-  Where the base would overlap a hiding piece (``per_point``), S2 looks only at the near
-  side of the base: the base is in cover when the piece meets the cone from the
+  Where the base would overlap a hiding piece (``per_point``, which also holds a band
+  of :data:`NEAR_MARGIN` around those places and the places overlapping the shooter's
+  own base, ruled the same way point by point), S2 looks only at the near side of the
+  base: the base is in cover when the piece meets the cone from the
   shooter's centre to that near side. The edge of that region is not made of lines and
   arcs: besides lines at the base's radius from a line through the shooter and a
   corner, and arcs of the base's radius, it is traced by the cone's corner (the point
@@ -81,6 +83,7 @@ from arbitre.maps.pieces import (
     window_slices,
 )
 from arbitre.maps.shadows import (
+    ARC_TOLERANCE,
     NO_CONES,
     Cones,
     Parts,
@@ -809,30 +812,34 @@ def mordheim(
     clears = _clears(origin, sets, wide)
     clear, whole = clears[0]()
     seen = _seen(clear, r, table_box)
-    hides = shapely.box(*wide)
+    # M8: in cover where some of the base is outside the region no piece hides (the
+    # covered region is the hidden one grown by the base); on the table, whose every
+    # point is more than r within ``wide``, those are the points the region shrunk by
+    # the base leaves out (``bare``: its complement, one buffer instead of an overlay and
+    # a buffer)
+    bare = EMPTY
     if not whole:
         clear8, whole = clears[1]()
         if not whole:
-            hides = difference(hides, clear8)
-    qs = quad_segs(r) if r > 0 else 1
-    covered = hides.buffer(r, quad_segs=qs) if r > 0 else hides
-    # M12: seen only through windows, in cover whatever M8 says
-    # (the walls shut only grow the shadows: the clear region shut is the open one less
-    # their shadows)
+            bare = clear8.buffer(-r, quad_segs=quad_segs(r)) if r > 0 else clear8
+    # M12: seen only through windows, in cover whatever M8 says (a class of its own, cut
+    # from the others once). The walls shut only grow the shadows: the clear region shut
+    # is the open one less their shadows, and what the shooter sees with them shut (the
+    # rest) lies within what it sees with them open.
     through = EMPTY
+    rest = seen
     if walls:
         shut_clear, _ = clears[2]()
         if clear.area - shut_clear.area > SLIVER:
-            through = difference(seen, _seen(shut_clear, r, table_box))
+            rest = _seen(shut_clear, r, table_box)
+            through = difference(seen, rest)
     # where the base would overlap a hiding piece, a piece behind its near side hides
     # nothing of it (S2 looks at the near side): those points are ruled one by one
-    # (seen only through windows: a class of its own, cut from the others once)
-    rest = difference(seen, through) if not through.is_empty else seen
-    hidden = intersection(rest, covered)
-    near = _near(subject, pc, m8, walls, hidden) if r > 0 else EMPTY
+    hidden = difference(rest, bare) if not bare.is_empty else rest
+    near = _near(subject, pc, m8, walls) if r > 0 else EMPTY
     doubt = intersection(hidden, near)
     sure = difference(hidden, near)
-    free = difference(rest, covered)
+    free = intersection(rest, bare) if not bare.is_empty else EMPTY
     cells = None
     at = None
     if not doubt.is_empty:
@@ -891,7 +898,11 @@ def _seen(clear: BaseGeometry, r: float, table_box: BaseGeometry) -> BaseGeometr
     """M1: the centres on the table at which some of a base of radius ``r`` lies in the
     clear region (the clear region grown by the base)."""
     grown = clear.buffer(r, quad_segs=quad_segs(r)) if r > 0 else clear
-    return intersection(grown, table_box)
+    # GEOS's rectangle clipper: fast, but not bound to leave a valid polygon (the
+    # overlay then)
+    cut = shapely.clip_by_rect(grown, *table_box.bounds)
+    polygonal = cut.geom_type in ("Polygon", "MultiPolygon") and not cut.is_empty
+    return cut if polygonal and cut.is_valid else intersection(grown, table_box)
 
 
 def _shut_pieces(subject: Subject, shooter: str) -> Pieces:
@@ -1060,27 +1071,24 @@ def clip_shares(share: np.ndarray) -> np.ndarray:
     return out
 
 
-def _near(
-    subject: Subject,
-    pc: Pieces,
-    mask: np.ndarray,
-    walls: frozenset[str],
-    within: BaseGeometry,
-) -> BaseGeometry:
-    """Where a base of the subject's radius ``r`` would overlap a piece flagged in
-    ``mask`` (terrain, then bases) grown by ``beam/2`` (the walls in ``walls`` opened at
-    their windows), as far as ``within`` tells: the union for every base but the
-    subject's, found once a table (:func:`_near_all`), serves unless a base left out of
-    ``mask`` (the shooter's) meets ``within``; then the union without it."""
-    table = subject.table
-    n = pc.n_terrain
-    terrain = tuple(int(k) for k in np.flatnonzero(mask[:n]))
-    others = [k for k in range(len(table.models)) if k != subject.index]
-    out = tuple(k for k in others if not mask[n + k])
-    r = subject.radius
-    if any(shapely.intersects(_near_disc(table, k, r), within) for k in out):
-        return _near_all(table, r, walls, terrain, (subject.index, *out))
-    return _near_all(table, r, walls, terrain, (subject.index,))
+#: How far (mm) beyond where the base would overlap a piece the cells are still ruled
+#: point by point: more than the arcs' tolerance, so that the outline of ``near`` never
+#: runs along the outline of the covered region (the same pieces grown by the same
+#: base, traced by other code: GEOS nodes every near crossing of two such outlines);
+#: the cells it adds are ruled by the engine, exactly.
+NEAR_MARGIN = 2.5 * ARC_TOLERANCE
+
+
+def _near(subject: Subject, pc: Pieces, mask: np.ndarray, walls: frozenset[str]) -> BaseGeometry:
+    """Where a base of the subject's radius ``r`` would overlap a terrain piece flagged
+    in ``mask`` grown by ``beam/2`` (the walls in ``walls`` opened at their windows), or
+    another model's base grown so, with :data:`NEAR_MARGIN` more: the union found once a
+    table (:func:`_near_all`). The shooter's base hides nothing of the subject, but its
+    disc stays in: those centres are ruled point by point, by the engine, as every
+    centre in ``near`` is (one union a table instead of one a shooter whose base meets
+    the hidden region)."""
+    terrain = tuple(int(k) for k in np.flatnonzero(mask[: pc.n_terrain]))
+    return _near_all(subject.table, subject.radius, walls, terrain, (subject.index,))
 
 
 @functools.lru_cache(maxsize=1024)
@@ -1091,7 +1099,7 @@ def _near_disc(table: Table, k: int, r: float) -> BaseGeometry:
     grow = m.base.radius + table.beam / 2.0
     if not grow > 0:
         return EMPTY
-    g = grow + r
+    g = grow + r + NEAR_MARGIN
     return shapely.Point(m.at.x, m.at.y).buffer(g, quad_segs=quad_segs(g))
 
 
@@ -1135,7 +1143,8 @@ def _near_terrain(
         shape = fp.solid() if t.id in walls and isinstance(fp, WallFootprint) else None
         shapes.append(touch_like(table, k, half, shape))
     solids = union_all(shapes) if shapes else EMPTY
-    return solids.buffer(r, quad_segs=quad_segs(r)) if not solids.is_empty else EMPTY
+    g = r + NEAR_MARGIN
+    return solids.buffer(g, quad_segs=quad_segs(g)) if not solids.is_empty else EMPTY
 
 
 def touch_like(table: Table, k: int, grow: float, shape: BaseGeometry | None) -> BaseGeometry:
