@@ -4,18 +4,21 @@ One model against 10 enemies on a seeded 1200 x 1200 mm table of 45 pieces (Fros
 and Mordheim): the exact regions of every shooter, their overlay into faces (one
 polygonized linework; ``--overlay`` also times the old shooter-by-shooter cuts), the
 whole map, and the 5 mm raster (a scanline over the regions; the old reading from the
-faces beside it). Times are the best of ``--repeats`` on the wall clock; the exact
-regions' least and median CPU times are printed beside (under load the wall clock
-counts the other processes too). The baseline rules one ``los`` question per
-sample point (the model moved there, its 10 enemies asked at once); it runs on a random
-subsample of the raster's centres and its time is scaled to all of them (said in the
-output). Compilation is excluded: the kernels are warmed up first. Usage:
+faces beside it). The shooters' regions are traced on the map's threads
+(``regions.WORKERS``) and again on one thread. Times are the best of ``--repeats`` on
+the wall clock; the exact regions' least and median CPU times (every thread's) are
+printed beside (under load the wall clock counts the other processes too). The
+baseline rules one ``los`` question per sample point (the model moved there, its 10
+enemies asked at once); it runs on a random subsample of the raster's centres and its
+time is scaled to all of them (said in the output). Compilation is excluded: the
+kernels are warmed up first. Usage:
 ``python bench/bench_maps.py [--seed 1] [--samples 20] [--repeats 3] [--overlay]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import time
 
@@ -84,12 +87,23 @@ def main() -> None:
         s = pieces.subject(table, model="m0")
         opened = rules == "mordheim"
 
-        def exact(s: pieces.Subject = s, rules: str = rules, opened: bool = opened) -> object:
+        def exact(
+            s: pieces.Subject = s, rules: str = rules, opened: bool = opened, workers: int = 0
+        ) -> object:
             if rules == "frostgrave":
-                return [regions.frostgrave(s, a) for a in s.shooters]
-            return [regions.mordheim(s, a, windows_open=opened, pitch=5.0) for a in s.shooters]
+                trace = functools.partial(regions.frostgrave, s)
+            else:
+                trace = functools.partial(regions.mordheim, s, windows_open=opened, pitch=5.0)
+            if workers:  # as many threads as asked, not the map's own
+                kept, regions.WORKERS = regions.WORKERS, workers
+                try:
+                    return regions.each_shooter(trace, s.shooters)
+                finally:
+                    regions.WORKERS = kept
+            return regions.each_shooter(trace, s.shooters)
 
         t_regions, _ = best_of(args.repeats, exact, "regions")
+        t_alone, _ = best_of(args.repeats, functools.partial(exact, workers=1), "alone")
         t_map, m = best_of(1, lambda rules=rules: maps.sight_map(table, model="m0", rules=rules))
         assert isinstance(m, maps.SightMap)
         domain = pieces.box_shape(m.table)
@@ -111,8 +125,12 @@ def main() -> None:
         )
         print(
             f"  exact regions of every shooter  {t_regions * 1e3:9.1f} ms"
-            f" (CPU {CPU['regions'] * 1e3:.1f} ms, median {CPU_MEDIAN['regions'] * 1e3:.1f};"
-            " target < 100 ms)"
+            f" ({regions.WORKERS} threads; CPU {CPU['regions'] * 1e3:.1f} ms, median"
+            f" {CPU_MEDIAN['regions'] * 1e3:.1f}; target < 100 ms)"
+        )
+        print(
+            f"    on one thread                 {t_alone * 1e3:9.1f} ms"
+            f" (CPU {CPU['alone'] * 1e3:.1f} ms, median {CPU_MEDIAN['alone'] * 1e3:.1f})"
         )
         print(f"  faces: one polygonized overlay  {t_arrange * 1e3:9.1f} ms")
         if args.overlay:

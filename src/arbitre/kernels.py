@@ -834,7 +834,7 @@ def visible_share(
     return clear / (hi - lo), hi - lo, wx, wy
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def visible_fractions(
     ax: np.ndarray,
     ay: np.ndarray,

@@ -33,7 +33,7 @@ def _turn(xy: np.ndarray, o: int, a: int, b: int) -> float:
     )
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def hulls(xy: np.ndarray, start: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The convex hull of each group of points ``xy[start[g]:start[g + 1]]``, as GEOS
     writes it: a closed ring, clockwise, from the lowest point (the leftmost of the
@@ -168,7 +168,7 @@ def _dist2(x: float, y: float, cx: float, cy: float) -> float:
     return (x - cx) * (x - cx) + (y - cy) * (y - cy)
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def seen_region(
     cx: float, cy: float, xy: np.ndarray, start: np.ndarray, box: np.ndarray
 ) -> tuple[np.ndarray, bool]:
@@ -615,7 +615,7 @@ def _broad_phase(
     return box, near, count, items
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def cover_decided(
     ox: float,
     oy: float,

@@ -22,6 +22,7 @@ the places a model reaches; :mod:`arbitre.maps.geojson` writes GeoJSON.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -116,13 +117,14 @@ def _windows_open(table: Table, rules: str) -> bool:
 
 
 def _frostgrave(s: Subject, pitch: float) -> Made:
-    regs = [regions.frostgrave(s, a) for a in s.shooters]
+    regs = regions.each_shooter(functools.partial(regions.frostgrave, s), s.shooters)
     return regs, [], EMPTY, T_("exact regions (F1-F7)")
 
 
 def _mordheim(s: Subject, pitch: float) -> Made:
     opened = _windows_open(s.table, "mordheim")
-    regs = [regions.mordheim(s, a, windows_open=opened, pitch=pitch) for a in s.shooters]
+    trace = functools.partial(regions.mordheim, s, windows_open=opened, pitch=pitch)
+    regs = regions.each_shooter(trace, s.shooters)
     doubt = shapely.union_all([r.per_point for r in regs])
     method = T_("exact regions (M1, M8)")
     if not doubt.is_empty:

@@ -53,14 +53,19 @@ parts in one pass: :func:`~arbitre.maps.shadows.shadows_of_sets`) and selected b
 piece for each question; a union leaves out the shadows another holds
 (:func:`~arbitre.maps.shadows.held`) and clips the others near the table first. What is
 the same for every shooter (the pieces opened at their windows, where a base would
-overlap a piece, the windows' sides) is found once a table.
+overlap a piece, the windows' sides) is found once a table, by the first shooter; the
+others are traced on two threads (:func:`each_shooter`: GEOS and the compiled kernels
+let go of the interpreter's lock), each shooter's regions the same bit for bit.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import functools
+import os
+import threading
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -387,6 +392,61 @@ class _Frost:
     small: list[tuple[int, BaseGeometry]]
     out_through: list[tuple[tuple[int, int], BaseGeometry]]
     bands: list[tuple[BaseGeometry, tuple[int, int], bool]]
+
+
+#: How many shooters' regions are traced at once, at most: GEOS's overlays and buffers
+#: and the compiled kernels let go of the interpreter's lock, so the others run on the
+#: machine's other cores (two at most: a page serves several players).
+WORKERS = max(1, min(2, os.cpu_count() or 1))
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def each_shooter(
+    trace: Callable[[str], ShooterRegions], shooters: Sequence[str]
+) -> list[ShooterRegions]:
+    """``trace`` of each shooter, in order: the first alone (it finds what every shooter
+    shares, kept a table: the pieces opened, where a base would overlap one), the others
+    on :data:`WORKERS` threads. Each shooter's regions are its own, whichever thread
+    traced them."""
+    global _pool
+    if not shooters:
+        return []
+    first = trace(shooters[0])
+    if WORKERS < 2 or len(shooters) < 3:
+        return [first, *(trace(a) for a in shooters[1:])]
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(WORKERS - 1, thread_name_prefix="arbitre-maps")
+        pool = _pool
+    rest = list(shooters[1:])
+    found: list[ShooterRegions | None] = [None] * len(rest)
+    turns = iter(range(len(rest)))
+    lock = threading.Lock()
+    failed = threading.Event()
+
+    def work() -> None:  # the next shooter not taken yet, until none is left
+        while not failed.is_set():
+            with lock:
+                k = next(turns, None)
+            if k is None:
+                return
+            try:
+                found[k] = trace(rest[k])
+            except BaseException:
+                failed.set()
+                raise
+
+    helper = pool.submit(work)
+    try:
+        work()
+    except BaseException:
+        helper.exception()  # stopped before this one's error goes up
+        raise
+    helper.result()  # the helper's error, if it failed
+    done = [f for f in found if f is not None]
+    assert len(done) == len(rest)
+    return [first, *done]
 
 
 def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
