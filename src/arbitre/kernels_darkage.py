@@ -175,15 +175,16 @@ def outline_gaps(
     return out
 
 
-@njit(cache=True, parallel=True)
-def level_tests(
+@njit(cache=True)
+def _level_test(
+    i: int,
+    slot: int,
     a: np.ndarray,
     b: np.ndarray,
     sa: np.ndarray,
     sb: np.ndarray,
     need: np.ndarray,
     visible: np.ndarray,
-    slot: np.ndarray,
     set_off: np.ndarray,
     set_piece: np.ndarray,
     start: np.ndarray,
@@ -196,64 +197,129 @@ def level_tests(
     bbox: np.ndarray,
     half: float,
     grazing: bool,
-) -> np.ndarray:
-    """The G8 what-if of many pairs on several offset indexes packed one after another
-    (index ``L``: kernel pieces ``start[L]:start[L + 1]``, its real pieces first, then
-    its bridges, whose ``disc`` rows hold their ends in the index's own numbering):
-    whether pair ``i`` (discs ``a[i]``, ``b[i]``, bases ``sa[i]``, ``sb[i]`` in that
-    numbering) keeps its answer ``visible[i]`` on index ``slot[i]``, only pieces of
-    ``rank`` at least ``need[i]`` blocking.
+) -> bool:
+    """The G8 what-if of pair ``i`` on the offset index ``slot`` of several packed one
+    after another (index ``L``: kernel pieces ``start[L]:start[L + 1]``, its real pieces
+    first, then its bridges, whose ``disc`` rows hold their ends in the index's own
+    numbering): whether the pair (discs ``a[i]``, ``b[i]``, bases ``sa[i]``, ``sb[i]``
+    in that numbering) keeps its answer ``visible[i]``, only pieces of ``rank`` at least
+    ``need[i]`` blocking.
 
     A pair not in sight is first tested with only its closing pieces
     ``set_piece[set_off[i]:set_off[i+1]]`` blocking (and the bridges among them), as
     :func:`clear_among` does: closed by them alone, it stays closed. Otherwise the S3
     test runs on every piece, as :func:`arbitre.kernels.any_clear_batch` chooses them."""
+    p0 = start[slot]
+    p1 = start[slot + 1]
+    s0 = set_off[i]
+    s1 = set_off[i + 1]
+    out = np.empty(4)
+    cand = np.empty(max(p1 - p0, 1), np.int64)
+    ax = a[i, 0]
+    ay = a[i, 1]
+    bx = b[i, 0]
+    by = b[i, 1]
+    if not visible[i] and s1 > s0:
+        nc = _closing(a[i], b[i], p0, p1, n_real, set_piece[s0:s1], kind, disc, bbox, half, cand)
+        if not window_clear(a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out):
+            return True
+    reach = max(a[i, 2], b[i, 2]) + half + 10.0 * EPS
+    nc = 0
+    for k in range(p0, p1):
+        loc = k - p0
+        if loc == sa[i] or loc == sb[i]:
+            continue
+        if kind[k] == BRIDGE:
+            e0 = int(disc[k, 0])
+            e1 = int(disc[k, 1])
+            if e0 == sa[i] or e0 == sb[i] or e1 == sa[i] or e1 == sb[i]:
+                continue
+        if rank[k] < need[i]:
+            continue
+        if (
+            bbox[k, 0] > max(ax, bx) + reach
+            or bbox[k, 2] < min(ax, bx) - reach
+            or bbox[k, 1] > max(ay, by) + reach
+            or bbox[k, 3] < min(ay, by) - reach
+        ):
+            continue
+        if near_window(k, ax, ay, bx, by, reach, kind, disc, eoff, edges):
+            cand[nc] = k
+            nc += 1
+    found = window_clear(a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out)
+    return bool(found == visible[i])
+
+
+@njit(cache=True, parallel=True)
+def level_search(
+    a: np.ndarray,
+    b: np.ndarray,
+    sa: np.ndarray,
+    sb: np.ndarray,
+    need: np.ndarray,
+    visible: np.ndarray,
+    set_off: np.ndarray,
+    set_piece: np.ndarray,
+    start: np.ndarray,
+    levels: int,
+    n_real: int,
+    rank: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    bbox: np.ndarray,
+    half: float,
+    grazing: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The search of the G8 margins of :mod:`arbitre.rules.darkage_margins` over
+    ``levels`` levels, each pair's tests asked by :func:`_level_test`, on every
+    offset index packed one after another (slots ``0..levels-1`` grown by each level, for
+    a pair in sight, ``levels..`` shrunk, for one not): the widest level first, then the
+    next widest where the widest failed, then a bisection over the rest. Returns each
+    pair's largest level passed (-1: none) and smallest failed (``levels``: none)."""
     m = a.shape[0]
-    ok = np.zeros(m, np.bool_)
+    lo = np.full(m, -1, np.int64)
+    hi = np.full(m, levels, np.int64)
     for i in prange(m):
-        p0 = start[slot[i]]
-        p1 = start[slot[i] + 1]
-        s0 = set_off[i]
-        s1 = set_off[i + 1]
-        out = np.empty(4)
-        cand = np.empty(max(p1 - p0, 1), np.int64)
-        ax = a[i, 0]
-        ay = a[i, 1]
-        bx = b[i, 0]
-        by = b[i, 1]
-        if not visible[i] and s1 > s0:
-            nc = _closing(
-                a[i], b[i], p0, p1, n_real, set_piece[s0:s1], kind, disc, bbox, half, cand
-            )
-            if not window_clear(a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out):
-                ok[i] = True
-                continue
-        reach = max(a[i, 2], b[i, 2]) + half + 10.0 * EPS
-        nc = 0
-        for k in range(p0, p1):
-            loc = k - p0
-            if loc == sa[i] or loc == sb[i]:
-                continue
-            if kind[k] == BRIDGE:
-                e0 = int(disc[k, 0])
-                e1 = int(disc[k, 1])
-                if e0 == sa[i] or e0 == sb[i] or e1 == sa[i] or e1 == sb[i]:
-                    continue
-            if rank[k] < need[i]:
-                continue
-            if (
-                bbox[k, 0] > max(ax, bx) + reach
-                or bbox[k, 2] < min(ax, bx) - reach
-                or bbox[k, 1] > max(ay, by) + reach
-                or bbox[k, 3] < min(ay, by) - reach
+        low = -1
+        high = levels
+        mid = levels - 1
+        while True:
+            slot = mid if visible[i] else levels + mid
+            if _level_test(
+                i,
+                slot,
+                a,
+                b,
+                sa,
+                sb,
+                need,
+                visible,
+                set_off,
+                set_piece,
+                start,
+                n_real,
+                rank,
+                kind,
+                disc,
+                eoff,
+                edges,
+                bbox,
+                half,
+                grazing,
             ):
-                continue
-            if near_window(k, ax, ay, bx, by, reach, kind, disc, eoff, edges):
-                cand[nc] = k
-                nc += 1
-        found = window_clear(a[i], b[i], cand, nc, kind, disc, eoff, edges, half, grazing, out)
-        ok[i] = found == visible[i]
-    return ok
+                low = mid
+            else:
+                high = mid
+            if high - low <= 1:
+                break
+            mid = (low + high) // 2
+            if low < 0 and high == levels - 1:
+                mid = levels - 2
+        lo[i] = low
+        hi[i] = high
+    return lo, hi
 
 
 @njit(cache=True, parallel=True)

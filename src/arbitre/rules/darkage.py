@@ -26,15 +26,16 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from arbitre import dice, sight
+from arbitre import backend, dice, sight
 from arbitre.errors import RulesError
+from arbitre.geometry import Point
 from arbitre.i18n import N_, T_, TN_, At, Join, Lang, Text, Word, current, join, tr
-from arbitre.rules import schema
+from arbitre.rules import darkage_alone, schema
 from arbitre.rules.darkage_alone import alone_counts, in_every_closing_two
 from arbitre.rules.darkage_levels import levels
-from arbitre.rules.darkage_margins import LEVELS, los_margins
+from arbitre.rules.darkage_margins import LEVELS, los_margins, margin_indexes
 from arbitre.rules.declared import DarkAgeOptions as DarkAgeOptions  # the registry reads it light
-from arbitre.rules.frostgrave_make import make_join, make_reason, make_text
+from arbitre.rules.frostgrave_make import make_join, make_reason, make_text, maker
 from arbitre.rules.registry import Question, Ruleset, questions
 from arbitre.rules.requests import LosRequest, ids
 from arbitre.rules.ruling import NO_MARGIN, LosRuling, Margin, Reason, chance, point, reasons_json
@@ -79,18 +80,23 @@ class DarkAgeLosRuling(LosRuling):
         return doc
 
 
+_hypot, _atan2, _acos, _cos, _sin = math.hypot, math.atan2, math.acos, math.cos, math.sin
+
+
 def window_sides(a: Model, b: Model) -> tuple[Segment, Segment]:
     """The two sides of the D3 window of ``a`` and ``b``: the outer common tangents of the
     two bases, each from its point on a's rim to its point on b's rim (left, then right,
     looking from a to b)."""
-    ax, ay, bx, by = a.at.x, a.at.y, b.at.x, b.at.y
+    at, bt = a.at, b.at
+    ax, ay, bx, by = at.x, at.y, bt.x, bt.y
     dx, dy = bx - ax, by - ay
-    d = math.hypot(dx, dy) or 1.0
+    d = _hypot(dx, dy) or 1.0
     ra, rb = a.base.radius, b.base.radius
-    base = math.atan2(dy, dx)
-    turn = math.acos(max(-1.0, min(1.0, (ra - rb) / d)))
-    lx, ly = math.cos(base + turn), math.sin(base + turn)
-    rx, ry = math.cos(base - turn), math.sin(base - turn)
+    base = _atan2(dy, dx)
+    turn = _acos(max(-1.0, min(1.0, (ra - rb) / d)))
+    left, right = base + turn, base - turn
+    lx, ly = _cos(left), _sin(left)
+    rx, ry = _cos(right), _sin(right)
     return (
         ((ax + ra * lx, ay + ra * ly), (bx + rb * lx, by + rb * ly)),
         ((ax + ra * rx, ay + ra * ry), (bx + rb * rx, by + rb * ry)),
@@ -170,22 +176,77 @@ def rulings(
     need = np.asarray([rank_of[mb.size] for _, mb in ends], np.int64)
     s = np.asarray(rows, np.int64)
     g = np.asarray(cols, np.int64)
-    lines = sight.clear_lines(
-        table, pairs, piece_rank=ranks, min_rank=need, index=ix, closers=False
-    )
-    inside = sight.window_reach(table, s, g, index=ix)
+    found, witness = _clear(table, ix, ranks, need, s, g)
+    lines = _lines(pairs, found, witness)
+    reach = darkage_alone.reach_lists(table, ix, s, g)
     ids, rank_list, need_list = ix.ids, ranks.tolist(), need.tolist()
-    reach = [x.tolist() for x in inside]
     smaller = [
         tuple([ids[p] for p in near if rank_list[p] < least])
         for near, least in zip(reach, need_list, strict=True)
     ]
     lines = _with_blockers(ix, ranks, need, reach, lines)
     closers = _needed(table, ix, ranks, need, s, g, lines)
-    through = _through_windows(table, opts, ranks, need, s, g, lines)
     seen = [line.clear for line in lines]
+    through = _through_windows(
+        table, opts, ranks, need, s, g, lines, also=margin_indexes(table, ix, seen)
+    )
     margins = los_margins(table, ix, ranks, need, s, g, seen, closers)
     return _rules(table, ends, smaller, closers, through, margins, lines)
+
+
+def _clear(
+    table: Table,
+    ix: sight.SightIndex,
+    ranks: np.ndarray,
+    need: np.ndarray,
+    s: np.ndarray,
+    g: np.ndarray,
+    without: np.ndarray | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The S3 test of :func:`arbitre.sight.clear_lines` (``closers=False``) for the
+    pairs of model indices ``(s[i], g[i])``, only pieces of D4 rank ``ranks`` at least
+    ``need[i]`` blocking, ``without[i]`` left out (-1: none): its one kernel call, given
+    the indices rather than the ids. Whether each is clear, and its witness (x0, y0, x1,
+    y1; NaN when not)."""
+    real = np.asarray(ranks, np.int64)[: ix.n_pieces]
+    e = ix.bridge_ends
+    full_ranks = np.concatenate([real, np.minimum(real[e[:, 0]], real[e[:, 1]])])
+    xyr = darkage_alone.xyr(table)
+    found, witness = backend.kernels(len(s) * ix.work(each=sight.window_work)).any_clear_batch(
+        np.ascontiguousarray(xyr[s]),
+        np.ascontiguousarray(xyr[g]),
+        s + ix.n_terrain,
+        g + ix.n_terrain,
+        np.asarray(need, np.int64),
+        full_ranks,
+        *ix.packed,
+        max(ix.half + 0.0, 0.0),
+        bool(table.option("grazing_blocks", False)),
+        np.full(len(s), -1, np.int64) if without is None else np.asarray(without, np.int64),
+    )
+    return np.asarray(found, np.bool_), np.asarray(witness, np.float64)
+
+
+def _lines(
+    pairs: Sequence[tuple[str, str]], found: np.ndarray, witness: np.ndarray
+) -> list[sight.ClearLine]:
+    """The lines of :func:`arbitre.sight.clear_lines` (``closers=False``) from the
+    answers of :func:`_clear`."""
+    out = []
+    line, point = _make_line, _make_point
+    for (a, b), clear, w in zip(pairs, found.tolist(), witness.tolist(), strict=True):
+        if clear:
+            ends = (point(float(w[0]), float(w[1])), point(float(w[2]), float(w[3])))
+            out.append(line(a, b, True, ends, (), ()))
+        else:
+            out.append(line(a, b, False, None, (), ()))
+    return out
+
+
+#: ``ClearLine(...)`` and ``Point(...)`` of every field in order, made slot by slot
+#: (:func:`arbitre.rules.frostgrave_make.maker`): equal to what the constructors make.
+_make_line = maker(sight.ClearLine)
+_make_point = maker(Point)
 
 
 def _with_blockers(
@@ -215,7 +276,7 @@ def _with_blockers(
             named = set(names)
             touch = [j for n in names if n in by_first for j in by_first[n]]
             joined = tuple([bridges[j] for j in sorted(touch) if bridges[j][1] in named])
-        out.append(sight.ClearLine(line.observer, line.target, False, None, names, joined))
+        out.append(_make_line(line.observer, line.target, False, None, names, joined))
     return out
 
 
@@ -286,19 +347,8 @@ def _needed(
     opened: set[tuple[int, int]] = set()
     if rows:
         r = np.asarray(rows, np.int64)
-        model_ids = [m.id for m in table.models]
-        sl, gl = s.tolist(), g.tolist()
-        pairs = [(model_ids[sl[i]], model_ids[gl[i]]) for i in rows]
-        tests = sight.clear_lines(
-            table,
-            pairs,
-            piece_rank=ranks,
-            min_rank=need[r],
-            index=ix,
-            without=np.asarray(gone, np.int64),
-            closers=False,
-        )
-        opened = {(i, k) for i, k, t in zip(rows, gone, tests, strict=True) if t.clear}
+        clear, _ = _clear(table, ix, ranks, need[r], s[r], g[r], np.asarray(gone, np.int64))
+        opened = {(i, k) for i, k, t in zip(rows, gone, clear.tolist(), strict=True) if t}
     out = []
     for i, line in enumerate(lines):
         if line.clear:
@@ -324,36 +374,43 @@ def _through_windows(
     s: np.ndarray,
     g: np.ndarray,
     lines: Sequence[sight.ClearLine],
+    *,
+    also: Sequence[tuple[frozenset[str], float]] = (),
 ) -> list[tuple[str, ...]]:
     """M12: for each visible pair, the walls whose windows decided: with every window
     closed no clear line would join the bases. Empty when windows are closed, or when
-    no wall with windows of the target's size or larger reaches into the window."""
+    no wall with windows of the target's size or larger reaches into the window.
+
+    The walls reaching into a window are found on the terrain alone (the first pieces of
+    the index with the walls whole, :meth:`~arbitre.rules.darkage_levels.Levels.terrain`);
+    that whole index is built only when some pair asks it, at once with the offset
+    indexes ``also`` (keys of :meth:`~arbitre.rules.darkage_levels.Levels.indexes`)."""
     out: list[tuple[str, ...]] = [() for _ in lines]
     walls = sight.walls_with_windows(table)
+    found = levels(table, LEVELS[-1])
     if opts.windows != "open" or not walls:
+        found.indexes(also)
         return out
     seen = [i for i, line in enumerate(lines) if line.clear]
-    closed = levels(table, LEVELS[-1]).index(frozenset(), 0.0)  # walls whole
-    reach = sight.window_reach(table, s[seen], g[seen], index=closed)
+    terrain = found.terrain(frozenset(), 0.0)  # walls whole
+    reach = darkage_alone.reach_lists(table, terrain, s[seen], g[seen])
+    rank_list, need_list = ranks.tolist(), need.tolist()
     asks: list[tuple[int, tuple[str, ...]]] = []
-    nt = closed.n_terrain
     for i, near in zip(seen, reach, strict=True):
+        least = need_list[i]
         names = tuple(
-            closed.ids[k]
-            for k in near.tolist()
-            if k < nt and closed.ids[k] in walls and ranks[k] >= need[i]
+            terrain.ids[k] for k in near if terrain.ids[k] in walls and rank_list[k] >= least
         )
         if names:
             asks.append((i, names))
     if not asks:
+        found.indexes(also)
         return out
+    closed = found.indexes([*also, (frozenset(), 0.0)])[-1]
     r = np.asarray([i for i, _ in asks], np.int64)
-    pairs = [(table.models[int(s[i])].id, table.models[int(g[i])].id) for i in r]
-    tests = sight.clear_lines(
-        table, pairs, piece_rank=ranks, min_rank=need[r], index=closed, closers=False
-    )
-    for (i, names), test in zip(asks, tests, strict=True):
-        if not test.clear:
+    clear, _ = _clear(table, closed, ranks, need[r], s[r], g[r])
+    for (i, names), test in zip(asks, clear.tolist(), strict=True):
+        if not test:
             out[i] = names
     return out
 
@@ -438,6 +495,7 @@ def _rules(
     counts: dict[int, tuple[str, int]] = {}
     lists: dict[tuple[str, ...], tuple[str, Join]] = {}
     unseen: dict[str, Text] = {}
+    d4_parts: dict[tuple[str, ...], str] = {}
     out: list[DarkAgeLosRuling] = []
     for (ma, mb), small, closing, walls, margin, line in zip(
         ends, smaller, closers, through, margins, lines, strict=True
@@ -486,7 +544,13 @@ def _rules(
                 n = counts[len(closing)] = ("n", len(closing))
             text = make_text(_CLOSING.msgid, (n, pb, size, names), _CLOSING.plural, "n")
             reasons.append(make_reason("D4", closing, text))
-            parts.append(_part("D4", closing, a, b))
+            if a in closing or b in closing:
+                parts.append(_part("D4", closing, a, b))
+            else:  # the same words for every pair: kept by the pieces
+                d4 = d4_parts.get(closing)
+                if d4 is None:
+                    d4 = d4_parts[closing] = _part("D4", closing, a, b)
+                parts.append(d4)
             if line.joined:
                 inner = set(closing)
                 for x, y in line.joined:
@@ -505,7 +569,7 @@ def _rules(
             reasons.append(make_reason("D3", ab, not_seen))
             witness = None
             blockers = closing
-        because = ", ".join(dict.fromkeys(parts))
+        because = parts[0] if len(parts) == 1 else ", ".join(dict.fromkeys(parts))
         out.append(
             _make_ruling(
                 a, b, tuple(reasons), blockers, witness, because, window_sides(ma, mb), margin

@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -243,7 +244,7 @@ def _near_index(
     unless it is one."""
     ids = common.ids
     key = (
-        table.terrain,
+        common.bare,  # the terrain (its hash kept)
         tuple([ids[k] for k in keep.tolist()]),
         common.xy[keep].tobytes(),
         common.r[keep].tobytes(),
@@ -297,7 +298,6 @@ def level_index(
     on a copy holding the bases :func:`candidates` names (see the module)."""
     tp = _terrain_part(common.bare, solid, float(erode))
     near = candidates(table, common.found, tp, erode, common)
-    nt = tp.n_terrain
     n = len(common.ids)
     xy = common.xy
     radii = np.maximum(common.r - erode, 0.0)
@@ -308,6 +308,182 @@ def level_index(
     disc = np.vstack([tp.disc, model_disc])
     eoff = np.concatenate([tp.eoff, np.full(n, tp.eoff[-1], np.int64)])
     bbox = np.vstack([tp.bbox, boxes])
+    blocks = np.concatenate([tp.blocks, np.ones(n, np.bool_)])
+    return _assembled(table, common, solid, erode, tp, near, (kind, disc, eoff, bbox, blocks))
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class _Stack:
+    """The terrain's parts of several levels (:func:`_terrain_part`), their arrays a row
+    a level (``kind``, ``disc``, ``eoff``, ``bbox``, ``blocks``), their polygons packed
+    one after another for :func:`arbitre.kernels_darkage.outline_gaps` (level ``k``'s
+    piece ``q`` is ``k * n_terrain + q``) and the size of each piece (edges) per level."""
+
+    tps: tuple[sight.SightIndex, ...]
+    kind: np.ndarray
+    disc: np.ndarray
+    eoff: np.ndarray
+    bbox: np.ndarray
+    blocks: np.ndarray
+    outline_eoff: np.ndarray
+    outline_edges: np.ndarray
+    sizes: np.ndarray
+
+
+@lru_cache(maxsize=8)
+def _stack(bare: Table, keys: tuple[tuple[frozenset[str], float], ...]) -> _Stack | None:
+    """:class:`_Stack` of the levels ``keys`` of the terrain of ``bare`` (kept by the
+    terrain: on the page a drag moves a model, not the terrain); None when the parts do
+    not stack (not the same number of pieces, or arrays of another shape)."""
+    tps = tuple(_terrain_part(bare, solid, e) for solid, e in keys)
+    nt = tps[0].n_terrain
+    if any(
+        tp.n_terrain != nt
+        or tp.disc.ndim != 2
+        or tp.bbox.ndim != 2
+        or len(tp.kind) != nt
+        or len(tp.eoff) != nt + 1
+        for tp in tps
+    ):
+        return None
+    counts = [len(tp.edges) for tp in tps]
+    first_edge = np.cumsum([0, *counts[:-1]])
+    outline_eoff = np.concatenate(
+        [tp.eoff[:-1] + e for tp, e in zip(tps, first_edge.tolist(), strict=True)]
+        + [np.asarray([sum(counts)], np.int64)]
+    )
+    return _Stack(
+        tps,
+        np.stack([tp.kind for tp in tps]),
+        np.stack([tp.disc for tp in tps]),
+        np.stack([tp.eoff for tp in tps]),
+        np.stack([tp.bbox for tp in tps]),
+        np.stack([tp.blocks for tp in tps]),
+        outline_eoff,
+        np.ascontiguousarray(np.vstack([tp.edges for tp in tps])),
+        np.stack([backend.piece_sizes(tp.kind, tp.eoff) for tp in tps]),
+    )
+
+
+def level_indexes(
+    table: Table, common: Shared, keys: Sequence[tuple[frozenset[str], float]]
+) -> list[sight.SightIndex]:
+    """:func:`level_index` of each ``(solid, erode)`` of ``keys``, array for array, the
+    work shared: the terrain's parts stacked once per terrain (:func:`_stack`), the
+    bases packed and the near pairs measured for every level at once (each level's
+    arrays a row of one array), only the bridges measured level by level."""
+    asked = tuple((frozenset(solid), float(e)) for solid, e in keys)
+    n = len(common.ids)
+    st = _stack(common.bare, asked) if n and asked else None
+    if st is None:
+        return [level_index(table, common, solid, e) for solid, e in asked]
+    tps = st.tps
+    nt = tps[0].n_terrain
+    depth = len(asked)
+    grow = np.asarray([e for _, e in asked], np.float64)
+    xy, r = common.xy, common.r
+    radii = np.maximum(r[None, :] - grow[:, None], 0.0)  # (level, base)
+    kind = np.empty((depth, nt + n), np.result_type(st.kind, np.int8))
+    disc = np.empty((depth, nt + n, 3), np.result_type(st.disc, np.float64))
+    eoff = np.empty((depth, nt + n + 1), np.result_type(st.eoff, np.int64))
+    bbox = np.empty((depth, nt + n, 4), np.result_type(st.bbox, np.float64))
+    blocks = np.empty((depth, nt + n), np.result_type(st.blocks, np.bool_))
+    kind[:, :nt] = st.kind
+    disc[:, :nt] = st.disc
+    eoff[:, : nt + 1] = st.eoff
+    eoff[:, nt + 1 :] = st.eoff[:, -1:]
+    bbox[:, :nt] = st.bbox
+    blocks[:, :nt] = st.blocks
+    kind[:, nt:] = _K.DISC
+    blocks[:, nt:] = True
+    disc[:, nt:, 0] = xy[:, 0]
+    disc[:, nt:, 1] = xy[:, 1]
+    disc[:, nt:, 2] = radii
+    bbox[:, nt:, 0] = xy[:, 0] - radii
+    bbox[:, nt:, 1] = xy[:, 1] - radii
+    bbox[:, nt:, 2] = xy[:, 0] + radii
+    bbox[:, nt:, 3] = xy[:, 1] + radii
+    nears = _candidates_many(table, common, st, grow, radii)
+    return [
+        _assembled(
+            table,
+            common,
+            solid,
+            e,
+            tp,
+            near,
+            (kind[k], disc[k], eoff[k], bbox[k], blocks[k]),
+        )
+        for k, ((solid, e), tp, near) in enumerate(zip(asked, tps, nears, strict=True))
+    ]
+
+
+def _candidates_many(
+    table: Table, common: Shared, st: _Stack, grow: np.ndarray, radii: np.ndarray
+) -> list[Near]:
+    """:func:`candidates` at each level of ``grow`` (``st``: the terrain's parts,
+    ``radii``: the bases' radii, a row a level), measured for every level at once."""
+    none = np.zeros(0, np.int64)
+    nt = st.tps[0].n_terrain
+    found = common.found
+    reach = table.contact_tolerance + grow + 10 * _K.EPS
+    lo, hi = -_K.EPS - _ROUND, (reach + _ROUND)[:, None]
+    a, b, d = found.mm
+    gap = d[None, :] - radii[:, a] - radii[:, b]
+    hit_mm = (gap >= lo) & (gap <= hi)
+    first = nt + np.minimum(a, b)
+    second = nt + np.maximum(a, b)
+    m, c, dc = found.mc
+    gap = dc[None, :] - radii[:, m] - st.disc[:, c, 2]
+    hit_mc = (gap >= lo) & (gap <= hi)
+    mp, q = found.mp
+    if len(mp):  # bases near a polygon: every level's outline gaps in one kernel call
+        piece = (q[None, :] + nt * np.arange(len(grow))[:, None]).ravel()
+        signed = (
+            backend.kernels(int(st.sizes[:, q].sum()), "arbitre.kernels_darkage")
+            .outline_gaps(
+                np.ascontiguousarray(np.tile(common.xy[mp], (len(grow), 1))),
+                piece,
+                st.outline_eoff,
+                st.outline_edges,
+            )
+            .reshape(len(grow), -1)
+        )  # the centre's distance to the offset outline, negative inside
+        near = np.abs(signed) - radii[:, mp]
+        mp_ok = (signed >= -_ROUND) & (near >= lo) & (near <= hi) | common.odd[q][None, :]
+    out = []
+    some = (hit_mm.any(axis=1) | hit_mc.any(axis=1)).tolist()
+    for k in range(len(grow)):
+        if reach[k] < -_K.EPS:  # no gap is that small without an overlap
+            out.append(Near(none.reshape(0, 2), none))
+            continue
+        polygonal = sight.distinct(mp[mp_ok[k]]).astype(np.int64) if len(mp) else none
+        if not some[k]:
+            out.append(Near(none.reshape(0, 2), polygonal))
+            continue
+        hm, hc = hit_mm[k], hit_mc[k]
+        pairs = [
+            np.column_stack([first[hm], second[hm]]),
+            np.column_stack([c[hc], nt + m[hc]]),
+        ]
+        out.append(Near(np.vstack(pairs).astype(np.int64).reshape(-1, 2), polygonal))
+    return out
+
+
+def _assembled(
+    table: Table,
+    common: Shared,
+    solid: frozenset[str],
+    erode: float,
+    tp: sight.SightIndex,
+    near: Near,
+    real: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray],
+) -> sight.SightIndex:
+    """The level's index from its real pieces ``real`` (kind, disc, eoff, bbox,
+    blocks: the terrain's part ``tp`` and every base) and the bridges of the pieces
+    ``near`` names (see :func:`level_index`)."""
+    kind, disc, eoff, bbox, blocks = real
+    nt = tp.n_terrain
     ends = tp.bridge_ends
     full: tuple[np.ndarray, ...] = tp.full if len(ends) else ()
     if len(near.polygonal):  # a copy of the table with those bases measures them
@@ -350,7 +526,7 @@ def level_index(
         eoff=eoff,
         edges=tp.edges,
         bbox=bbox,
-        blocks=np.concatenate([tp.blocks, np.ones(n, np.bool_)]),
+        blocks=blocks,
         half=table.beam / 2.0,
         bridge_ends=np.asarray(ends, np.int64).reshape(-1, 2),
         full=full,
@@ -372,12 +548,32 @@ class Levels:
         key = (frozenset(solid), float(erode))
         got = self.built.get(key)
         if got is None:
-            with self.lock:
-                if self.common is None:
-                    self.common = shared(self.table, self.within)
-            got = level_index(self.table, self.common, key[0], key[1])
+            got = level_index(self.table, self.shared(), key[0], key[1])
             self.built[key] = got
         return got
+
+    def indexes(self, asked: Sequence[tuple[frozenset[str], float]]) -> list[sight.SightIndex]:
+        """:meth:`index` of each ``(solid, erode)`` asked, those not built yet built at
+        once (:func:`level_indexes`)."""
+        keys = [(frozenset(solid), float(e)) for solid, e in asked]
+        missing = list(dict.fromkeys(k for k in keys if k not in self.built))
+        if missing:
+            made = level_indexes(self.table, self.shared(), missing)
+            for key, got in zip(missing, made, strict=True):
+                self.built.setdefault(key, got)
+        return [self.built[k] for k in keys]
+
+    def shared(self) -> Shared:
+        """What every level of the table shares (:func:`shared`), found once."""
+        with self.lock:
+            if self.common is None:
+                self.common = shared(self.table, self.within)
+            return self.common
+
+    def terrain(self, solid: frozenset[str], erode: float) -> sight.SightIndex:
+        """The terrain alone packed at ``erode`` with the walls ``solid`` opened: the
+        first pieces of :meth:`index`, array for array (kept by the terrain)."""
+        return _terrain_part(self.shared().bare, frozenset(solid), float(erode))
 
 
 @lru_cache(maxsize=4)

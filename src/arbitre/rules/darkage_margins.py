@@ -23,8 +23,9 @@ names the pieces that decide: those reaching into the window once grown by the f
 level failed (in sight), or those that close it (not in sight).
 
 The offset indexes come from :mod:`arbitre.rules.darkage_levels` (the same arrays as a
-fresh build, for a fraction of its work), and each round of the bisection is one kernel
-call for every pair and level (:func:`arbitre.kernels_darkage.level_tests`). A pair not
+fresh build, for a fraction of its work), every one a pair may need packed once, and the
+whole search of every pair is one kernel call (:func:`arbitre.kernels_darkage.level_search`:
+each pair's levels asked in the order above, one after another). A pair not
 in sight whose closing pieces still close its shrunk window alone is not tested against
 every piece (the kernel asks that first, as
 :func:`arbitre.rules.darkage_alone.closed_by` does).
@@ -53,18 +54,49 @@ def _solid(ix: sight.SightIndex, table: Table) -> frozenset[str]:
     return walls if walls and ix is sight.sight_index(table, walls) else frozenset()
 
 
-def _slot(visible: np.ndarray, level: np.ndarray) -> np.ndarray:
-    """The offset index of each test: grown by the level for a pair in sight (slots
-    ``0..``), shrunk by it for one not in sight (slots ``len(LEVELS)..``)."""
-    return np.where(visible, level, len(LEVELS) + level)
-
-
 def _erode(slot: int) -> float:
     """The offset of index ``slot`` (mm: negative grows)."""
     return -LEVELS[slot] if slot < len(LEVELS) else LEVELS[slot - len(LEVELS)]
 
 
-def _tests(
+#: An offset index packed for :func:`_search` (see :func:`_packed`).
+_Pack = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
+
+
+def _packed(ix: sight.SightIndex, ranks: np.ndarray) -> _Pack:
+    """An index's arrays for :func:`_search`: kind, disc, bbox, eoff, edges (the bridges
+    after the real pieces), the D4 rank of every kernel piece (a bridge: the lower of
+    its ends', as :func:`arbitre.sight.clear_lines` ranks it)."""
+    kind, disc, eoff, edges, bbox = ix.packed
+    e = ix.bridge_ends
+    real = np.asarray(ranks, np.int64)[: ix.n_pieces]
+    rank = np.concatenate([real, np.minimum(real[e[:, 0]], real[e[:, 1]])])
+    return kind, disc, bbox, eoff, edges, rank
+
+
+def _used(visible: np.ndarray) -> list[int]:
+    """The offset indexes the search may ask (by slot, see :func:`_erode`): the grown
+    ones where some pair is in sight, the shrunk ones where some is not."""
+    nl = len(LEVELS)
+    seen = bool(visible.any())
+    unseen = not bool(visible.all())
+    return [k for k in range(2 * nl) if (seen if k < nl else unseen)]
+
+
+def margin_indexes(
+    table: Table, ix: sight.SightIndex, visible: Sequence[bool] | np.ndarray
+) -> list[tuple[frozenset[str], float]]:
+    """The offset indexes (as ``(solid, erode)`` keys of
+    :meth:`arbitre.rules.darkage_levels.Levels.index`) that :func:`los_margins` may ask
+    for pairs whose S3 answer on ``ix`` is ``visible``: a caller needing others too
+    builds them all at once (:meth:`~arbitre.rules.darkage_levels.Levels.indexes`)."""
+    if not len(visible):
+        return []
+    solid = _solid(ix, table)
+    return [(solid, _erode(k)) for k in _used(np.asarray(visible, np.bool_))]
+
+
+def _search(
     table: Table,
     solid: frozenset[str],
     ranks: np.ndarray,
@@ -72,74 +104,59 @@ def _tests(
     s: np.ndarray,
     g: np.ndarray,
     visible: np.ndarray,
-    slot: np.ndarray,
     off: np.ndarray,
     piece: np.ndarray,
-    packs: dict[int, _Pack] | None = None,
-) -> np.ndarray:
-    """Whether each pair of model indices ``(s[i], g[i])`` keeps its answer
-    ``visible[i]`` on the offset index ``slot[i]`` (one kernel call for them all), pair
-    i not in sight asked first with only the pieces ``piece[off[i]:off[i + 1]]``
-    (``packs``: the offset indexes packed by earlier rounds, by slot, kept there)."""
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each pair's largest level passed (-1: none) and smallest failed
+    (``len(LEVELS)``: none), searched as the module says in one kernel call
+    (:func:`arbitre.kernels_darkage.level_search`) on every offset index the pairs may
+    need (grown ones where some pair is in sight, shrunk ones where some is not), pair i
+    not in sight asked first with only the pieces ``piece[off[i]:off[i + 1]]``."""
+    n = len(s)
+    nl = len(LEVELS)
+    if not n:
+        return np.full(0, -1, np.int64), np.full(0, nl, np.int64)
     found = levels(table, LEVELS[-1])
-    used = sight.distinct(slot).tolist()
-    where = np.full(2 * len(LEVELS), -1, np.int64)
-    packs = {} if packs is None else packs
-    for k in used:
-        if k not in packs:
-            packs[k] = _packed(found.index(solid, _erode(k)), ranks)
-    parts = [packs[k] for k in used]
-    where[used] = np.arange(len(used))
-    start = np.zeros(len(parts) + 1, np.int64)
-    np.cumsum([len(p[0]) for p in parts], out=start[1:])
+    used = _used(visible)
+    indexes = found.indexes([(solid, _erode(k)) for k in used])
+    parts = [_packed(ix, ranks) for ix in indexes]
+    sizes = np.zeros(2 * nl, np.int64)
+    sizes[used] = [len(p[0]) for p in parts]
+    start = np.zeros(2 * nl + 1, np.int64)
+    np.cumsum(sizes, out=start[1:])
     first_edge = np.cumsum([0] + [len(p[4]) for p in parts[:-1]])
     eoff = np.concatenate(
         [p[3][:-1] + e for p, e in zip(parts, first_edge.tolist(), strict=True)]
         + [np.asarray([sum(len(p[4]) for p in parts)], np.int64)]
     )
     xyr = darkage_alone.xyr(table)
-    ix0 = found.index(solid, _erode(used[0]))
+    ix0 = indexes[0]
     nt = ix0.n_terrain
-    work = len(s) * max(p[6] for p in parts)
-    return np.asarray(
-        backend.kernels(work, "arbitre.kernels_darkage").level_tests(
-            np.ascontiguousarray(xyr[s]),
-            np.ascontiguousarray(xyr[g]),
-            s + nt,
-            g + nt,
-            np.asarray(need, np.int64),
-            np.asarray(visible, np.bool_),
-            where[slot],
-            off,
-            piece,
-            start,
-            ix0.n_pieces,
-            np.concatenate([p[5] for p in parts]),
-            np.concatenate([p[0] for p in parts]),
-            np.vstack([p[1] for p in parts]),
-            eoff,
-            np.ascontiguousarray(np.vstack([p[4] for p in parts])),
-            np.vstack([p[2] for p in parts]),
-            max(ix0.half, 0.0),
-            bool(table.option("grazing_blocks", False)),
-        ),
-        np.bool_,
+    # one pair's S3 work on the widest levels (the others alike), for the build chosen
+    widest = [ix for k, ix in zip(used, indexes, strict=True) if k % nl == nl - 1]
+    work = n * max(ix.work(each=sight.window_work) for ix in widest)
+    lo, hi = backend.kernels(work, "arbitre.kernels_darkage").level_search(
+        np.ascontiguousarray(xyr[s]),
+        np.ascontiguousarray(xyr[g]),
+        s + nt,
+        g + nt,
+        np.asarray(need, np.int64),
+        np.asarray(visible, np.bool_),
+        off,
+        piece,
+        start,
+        nl,
+        ix0.n_pieces,
+        np.concatenate([p[5] for p in parts]),
+        np.concatenate([p[0] for p in parts]),
+        np.vstack([p[1] for p in parts]),
+        eoff,
+        np.ascontiguousarray(np.vstack([p[4] for p in parts])),
+        np.vstack([p[2] for p in parts]),
+        max(ix0.half, 0.0),
+        bool(table.option("grazing_blocks", False)),
     )
-
-
-#: An offset index packed for :func:`_tests` (see :func:`_packed`).
-_Pack = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, int]
-
-
-def _packed(ix: sight.SightIndex, ranks: np.ndarray) -> _Pack:
-    """An index's arrays for :func:`_tests`: kind, disc, bbox, eoff, edges (the bridges
-    after the real pieces), the D4 rank of every kernel piece (a bridge: the lower of
-    its ends', as :func:`arbitre.sight.clear_lines` ranks it) and one pair's S3 work."""
-    kind, disc, eoff, edges, bbox = ix.packed
-    e = ix.bridge_ends
-    real = np.asarray(ranks, np.int64)[: ix.n_pieces]
-    rank = np.concatenate([real, np.minimum(real[e[:, 0]], real[e[:, 1]])])
-    return kind, disc, bbox, eoff, edges, rank, ix.work(each=sight.window_work)
+    return np.asarray(lo, np.int64), np.asarray(hi, np.int64)
 
 
 def los_margins(
@@ -174,35 +191,7 @@ def los_margins(
     first = np.zeros(n + 1, np.int64)
     np.cumsum(counts, out=first[1:])
     every = np.asarray(flat, np.int64)
-    lo = np.full(n, -1, np.int64)  # index of the largest level passed (-1: none)
-    hi = np.full(n, len(LEVELS), np.int64)  # index of the smallest level failed
-    mid = np.full(n, len(LEVELS) - 1, np.int64)  # the widest first: most settle there
-    todo = np.arange(n)
-    packs: dict[int, _Pack] = {}
-    while len(todo):
-        size = counts[todo]
-        off = np.zeros(len(todo) + 1, np.int64)
-        np.cumsum(size, out=off[1:])
-        take = np.repeat(first[todo] - off[:-1], size) + np.arange(int(off[-1]))
-        ok = _tests(
-            table,
-            solid,
-            ranks,
-            need[todo],
-            s[todo],
-            g[todo],
-            visible[todo],
-            _slot(visible[todo], mid[todo]),
-            off,
-            every[take],
-            packs,
-        )
-        lo[todo[ok]] = mid[todo[ok]]
-        hi[todo[~ok]] = mid[todo[~ok]]
-        todo = np.flatnonzero(hi - lo > 1)
-        mid = (lo + hi) // 2
-        # failed at the widest only: the next widest next, where most of the rest settle
-        mid[(lo < 0) & (hi == len(LEVELS) - 1)] = len(LEVELS) - 2
+    lo, hi = _search(table, solid, ranks, need, s, g, visible, first, every)
     close_call = shared_options(table).close_call
     names = _deciding(table, solid, ranks, need, s, g, visible, hi, closers)
     out = []
@@ -236,14 +225,16 @@ def _deciding(
     window; for one in sight, the pieces of the target's size or larger that reach into
     the window once grown by the first level failed (none when every level passed)."""
     out: list[tuple[str, ...]] = [tuple(c) for c in closers]
+    rank_list, need_list = np.asarray(ranks).tolist(), np.asarray(need).tolist()
     for level in sight.distinct(hi[visible]).tolist():
         if level >= len(LEVELS):
             continue
         rows = np.flatnonzero(visible & (hi == level))
         grown = levels(table, LEVELS[-1]).index(solid, -LEVELS[level])
-        reach = sight.window_reach(table, s[rows], g[rows], index=grown)
+        reach = darkage_alone.reach_lists(table, grown, s[rows], g[rows])
         for i, inside in zip(rows.tolist(), reach, strict=True):
-            out[i] = tuple(grown.ids[k] for k in inside.tolist() if ranks[k] >= need[i])
+            least = need_list[i]
+            out[i] = tuple(grown.ids[k] for k in inside if rank_list[k] >= least)
     for i in np.flatnonzero(visible & (hi >= len(LEVELS))).tolist():
         out[i] = ()
     return out
