@@ -337,7 +337,9 @@ def gaps_between(table: Table, pairs: Sequence[tuple[str, str]]) -> dict[tuple[s
         m = models.get(ident)
         return pieces[ident] if m is None else (m.at.x, m.at.y, m.base.radius)
 
-    keys = [(content(p), content(q)) for p, q in pairs]
+    # each piece's content made once (a piece is in several pairs)
+    of = {x: content(x) for x in {x for pq in pairs for x in pq}}
+    keys = [(of[p], of[q]) for p, q in pairs]
     with _GAPS_LOCK:
         known = [_GAPS.get(key) for key in keys]
     missing = [i for i, v in enumerate(known) if v is None]

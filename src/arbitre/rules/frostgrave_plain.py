@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 
 import numpy as np
 
@@ -32,7 +33,8 @@ from arbitre.rules.frostgrave_make import (
 from arbitre.rules.frostgrave_margins import REACH
 from arbitre.rules.frostgrave_pair import PairMeasures, _base_reason, _large_reason
 from arbitre.rules.ruling import LosRuling, Margin, Reason
-from arbitre.table import Table
+from arbitre.rules.small_terrain import piece_bonus
+from arbitre.table import Table, Terrain
 
 #: The message ids of the words every plain pair may say (the same as the general way's).
 _THROUGH = "centre line {shooter} -> {target} passes through {crossed}"
@@ -43,6 +45,30 @@ _CLEAR = Text("the centre line is clear: visible, no cover")
 _F8 = "{model} has no base: its centre stands for it"
 #: The margin of a pair ruled without margins (as the general way gives it).
 _NO_MARGIN = Margin()
+
+
+@lru_cache(maxsize=4096)
+def _base_words(piece: str, joined: str | None, baseless: bool) -> tuple[Reason, str]:
+    """The F2 reason of a base crossed (:func:`~arbitre.rules.frostgrave_pair._base_reason`)
+    and its words in ``because``: a value of its arguments alone, kept for the next asks."""
+    r = _base_reason(piece, joined, baseless=baseless)
+    return r, f"F2 {' '.join(r.ids)}"
+
+
+@lru_cache(maxsize=1024)
+def _large_words(piece: Terrain) -> tuple[Reason, str]:
+    """The reason of a large piece crossed (:func:`~arbitre.rules.frostgrave_pair._large_reason`)
+    and its words in ``because``: a value of the piece alone, kept for the next asks."""
+    r = _large_reason(piece)
+    return r, f"{r.rule} {piece.id}"
+
+
+@lru_cache(maxsize=4096)
+def _bonus_words(target: str, piece: str, touches: bool, baseless: bool) -> tuple[int, Reason, str]:
+    """F3/F4 (:func:`arbitre.rules.small_terrain.piece_bonus`) and the words in
+    ``because``: a value of its arguments alone, kept for the next asks."""
+    gained, r = piece_bonus(target, piece, touches=touches, baseless=baseless)
+    return gained, r, f"{r.rule} {piece}"
 
 
 def plain_rows(m: PairMeasures) -> list[int]:
@@ -122,7 +148,6 @@ def rule_plain(
     when the option asks for it: the same rulings as the general way, made in one loop."""
     known = m.facts
     small, baseless = known.small, known.baseless
-    bonus = known.bonus
     touch, gaps = m.touch, m.gaps
     u = table.unit
     beam_words = u.measure(table.beam)
@@ -184,24 +209,23 @@ def rule_plain(
                 found = bases.get((k, v))
                 if found is None:
                     piece = ids[k]
-                    r = _base_reason(piece, None if v < 0 else ids[v], baseless=piece in baseless)
-                    found = bases[(k, v)] = (r, f"F2 {' '.join(r.ids)}")
+                    found = bases[(k, v)] = _base_words(
+                        piece, None if v < 0 else ids[v], piece in baseless
+                    )
                 reason, part = found
                 blockers.append(reason.ids[0])
             elif kind == 1:
                 key = (b, k, touch.get((b, ids[k]), False))
                 made = bonuses.get(key)
                 if made is None:
-                    gained, r = bonus(b, ids[k], key[2])
-                    made = bonuses[key] = (gained, r, f"{r.rule} {ids[k]}")
+                    made = bonuses[key] = _bonus_words(b, ids[k], key[2], b in baseless)
                 cover += made[0]
                 reason, part = made[1], made[2]
                 cover_pieces.append(ids[k])
             else:
                 found = larges.get(k)
                 if found is None:
-                    r = _large_reason(table.piece(ids[k]))
-                    found = larges[k] = (r, f"{r.rule} {ids[k]}")
+                    found = larges[k] = _large_words(table.piece(ids[k]))
                 reason, part = found
                 blockers.append(ids[k])
             reasons.append(reason)
