@@ -90,17 +90,19 @@ def main() -> None:
         def exact(
             s: pieces.Subject = s, rules: str = rules, opened: bool = opened, workers: int = 0
         ) -> object:
+            ahead = None
             if rules == "frostgrave":
                 trace = functools.partial(regions.frostgrave, s)
             else:
                 trace = functools.partial(regions.mordheim, s, windows_open=opened, pitch=5.0)
+                ahead = functools.partial(regions.mordheim_ahead, s, windows_open=opened)
             if workers:  # as many threads as asked, not the map's own
                 kept, regions.WORKERS = regions.WORKERS, workers
                 try:
-                    return regions.each_shooter(trace, s.shooters)
+                    return regions.each_shooter(trace, s.shooters, ahead)
                 finally:
                     regions.WORKERS = kept
-            return regions.each_shooter(trace, s.shooters)
+            return regions.each_shooter(trace, s.shooters, ahead)
 
         t_regions, _ = best_of(args.repeats, exact, "regions")
         t_alone, _ = best_of(args.repeats, functools.partial(exact, workers=1), "alone")

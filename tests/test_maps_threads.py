@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import shapely
 
-from arbitre import maps
+from arbitre import maps, sight
 from arbitre.maps import pieces, regions
 from arbitre.testing import random_table
 
@@ -37,8 +37,11 @@ def test_threads_trace_the_regions_of_one_thread(
     table = random_table(seed, models=12, terrain=25, width=700.0, depth=600.0)
     s = pieces.subject(table, model=table.models[0].id)
     assert len(s.shooters) >= 3  # the threads are used
+    ahead = None
     if rules == "mordheim":
-        trace = functools.partial(regions.mordheim, s, windows_open=seed % 2 == 1, pitch=5.0)
+        opened = seed % 2 == 1
+        trace = functools.partial(regions.mordheim, s, windows_open=opened, pitch=5.0)
+        ahead = functools.partial(regions.mordheim_ahead, s, windows_open=opened)
     else:
         trace = functools.partial(regions.frostgrave, s)
     monkeypatch.setattr(regions, "WORKERS", 1)
@@ -46,7 +49,7 @@ def test_threads_trace_the_regions_of_one_thread(
     alone = regions.each_shooter(trace, s.shooters)
     monkeypatch.setattr(regions, "WORKERS", 2)
     regions.clear_caches()
-    together = regions.each_shooter(trace, s.shooters)
+    together = regions.each_shooter(trace, s.shooters, ahead)
     assert [r.shooter for r in together] == list(s.shooters)
     for a, b in zip(alone, together, strict=True):
         _same(a, b)
@@ -88,6 +91,31 @@ def test_an_error_in_any_shooter_comes_up(bad: int, monkeypatch: pytest.MonkeyPa
         regions.each_shooter(trace, shooters)
     ok = regions.each_shooter(lambda a: regions.ShooterRegions(a, (), empty), shooters)
     assert [r.shooter for r in ok] == shooters
+
+
+def test_an_error_in_the_work_found_ahead_comes_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(regions, "WORKERS", 2)
+    empty = shapely.Polygon()
+
+    def ahead() -> None:
+        raise ValueError("ahead")
+
+    with pytest.raises(ValueError, match=r"^ahead$"):
+        regions.each_shooter(lambda a: regions.ShooterRegions(a, (), empty), ["a", "b", "c"], ahead)
+
+
+def test_the_union_found_ahead_is_the_one_a_shooter_finds() -> None:
+    """:func:`regions.mordheim_ahead` keeps the union :func:`regions._near` then finds
+    for a shooter outside any building (the same object, not traced again)."""
+    table = random_table(4, models=8, terrain=15, width=500.0, depth=500.0)
+    s = pieces.subject(table, model="m0")
+    regions.clear_caches()
+    regions.mordheim_ahead(s, windows_open=True)
+    pc = regions._mordheim_pieces(s, sight.walls_with_windows(table))
+    mask = regions._mask(pc, s, 1, np.ones(len(pc.blocks), dtype=bool))
+    kept = regions._near_all.cache_info().currsize
+    regions._near(s, pc, mask, sight.walls_with_windows(table))
+    assert regions._near_all.cache_info().currsize == kept  # found, not traced
 
 
 def test_few_shooters_and_none() -> None:

@@ -124,7 +124,8 @@ def _frostgrave(s: Subject, pitch: float) -> Made:
 def _mordheim(s: Subject, pitch: float) -> Made:
     opened = _windows_open(s.table, "mordheim")
     trace = functools.partial(regions.mordheim, s, windows_open=opened, pitch=pitch)
-    regs = regions.each_shooter(trace, s.shooters)
+    ahead = functools.partial(regions.mordheim_ahead, s, windows_open=opened)
+    regs = regions.each_shooter(trace, s.shooters, ahead)
     doubt = shapely.union_all([r.per_point for r in regs])
     method = T_("exact regions (M1, M8)")
     if not doubt.is_empty:

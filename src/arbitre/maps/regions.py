@@ -403,22 +403,30 @@ _pool_lock = threading.Lock()
 
 
 def each_shooter(
-    trace: Callable[[str], ShooterRegions], shooters: Sequence[str]
+    trace: Callable[[str], ShooterRegions],
+    shooters: Sequence[str],
+    prepare: Callable[[], object] | None = None,
 ) -> list[ShooterRegions]:
-    """``trace`` of each shooter, in order: the first alone (it finds what every shooter
-    shares, kept a table: the pieces opened, where a base would overlap one), the others
-    on :data:`WORKERS` threads. Each shooter's regions are its own, whichever thread
-    traced them."""
+    """``trace`` of each shooter, in order: the first alone on this thread (it finds
+    what every shooter shares, kept a table: the pieces opened, where a base would
+    overlap one), ``prepare`` meanwhile on another (some of that shared work, found
+    ahead), then the others on :data:`WORKERS` threads. Each shooter's regions are its
+    own, whichever thread traced them."""
     global _pool
     if not shooters:
         return []
-    first = trace(shooters[0])
     if WORKERS < 2 or len(shooters) < 3:
-        return [first, *(trace(a) for a in shooters[1:])]
+        return [trace(a) for a in shooters]
     with _pool_lock:
         if _pool is None:
             _pool = ThreadPoolExecutor(WORKERS - 1, thread_name_prefix="arbitre-maps")
         pool = _pool
+    ahead = pool.submit(prepare) if prepare is not None else None
+    try:
+        first = trace(shooters[0])
+    finally:
+        if ahead is not None:
+            ahead.result()  # done (its error, if it failed)
     rest = list(shooters[1:])
     found: list[ShooterRegions | None] = [None] * len(rest)
     turns = iter(range(len(rest)))
@@ -1139,6 +1147,24 @@ def clip_shares(share: np.ndarray) -> np.ndarray:
 NEAR_MARGIN = 2.5 * ARC_TOLERANCE
 
 
+def mordheim_ahead(subject: Subject, *, windows_open: bool) -> None:
+    """What :func:`mordheim` of every shooter outside a building shares and finds
+    first in none of its steps, found ahead (on another thread, while the first
+    shooter's regions are traced: :func:`each_shooter`): where a base would overlap a
+    piece (:func:`_near` of every terrain piece)."""
+    table = subject.table
+    walls = sight.walls_with_windows(table) if windows_open else frozenset()
+    if subject.radius > 0:
+        terrain = tuple(range(len(table.terrain)))
+        with _NEAR_LOCK:
+            _near_all(table, subject.radius, walls, terrain, (subject.index,))
+
+
+#: One union of :func:`_near_all` at a time: the thread that asks second finds the
+#: first one's kept, instead of tracing it again.
+_NEAR_LOCK = threading.Lock()
+
+
 def _near(subject: Subject, pc: Pieces, mask: np.ndarray, walls: frozenset[str]) -> BaseGeometry:
     """Where a base of the subject's radius ``r`` would overlap a terrain piece flagged
     in ``mask`` grown by ``beam/2`` (the walls in ``walls`` opened at their windows), or
@@ -1148,7 +1174,8 @@ def _near(subject: Subject, pc: Pieces, mask: np.ndarray, walls: frozenset[str])
     centre in ``near`` is (one union a table instead of one a shooter whose base meets
     the hidden region)."""
     terrain = tuple(int(k) for k in np.flatnonzero(mask[: pc.n_terrain]))
-    return _near_all(subject.table, subject.radius, walls, terrain, (subject.index,))
+    with _NEAR_LOCK:
+        return _near_all(subject.table, subject.radius, walls, terrain, (subject.index,))
 
 
 @functools.lru_cache(maxsize=1024)
