@@ -117,7 +117,9 @@ def _windows_open(table: Table, rules: str) -> bool:
 
 
 def _frostgrave(s: Subject, pitch: float) -> Made:
-    regs = regions.each_shooter(functools.partial(regions.frostgrave, s), s.shooters)
+    # one thread: the classes are put together mostly in Python (threads cost more CPU
+    # and save no time)
+    regs = [regions.frostgrave(s, a) for a in s.shooters]
     return regs, [], EMPTY, T_("exact regions (F1-F7)")
 
 
