@@ -407,11 +407,12 @@ def each_shooter(
     shooters: Sequence[str],
     prepare: Callable[[], object] | None = None,
 ) -> list[ShooterRegions]:
-    """``trace`` of each shooter, in order: the first alone on this thread (it finds
-    what every shooter shares, kept a table: the pieces opened, where a base would
-    overlap one), ``prepare`` meanwhile on another (some of that shared work, found
-    ahead), then the others on :data:`WORKERS` threads. Each shooter's regions are its
-    own, whichever thread traced them."""
+    """``trace`` of each shooter, in order, on :data:`WORKERS` threads: this one traces
+    the first (it finds what every shooter shares, kept a table: the pieces opened,
+    where a base would overlap one) while the other runs ``prepare`` (some of that
+    shared work, found ahead); then each takes the next shooter not taken yet, until
+    none is left. Each shooter's regions are its own, whichever thread traced them; the
+    first error, on either thread, comes up as it is."""
     global _pool
     if not shooters:
         return []
@@ -421,17 +422,17 @@ def each_shooter(
         if _pool is None:
             _pool = ThreadPoolExecutor(WORKERS - 1, thread_name_prefix="arbitre-maps")
         pool = _pool
-    ahead = pool.submit(prepare) if prepare is not None else None
-    try:
-        first = trace(shooters[0])
-    finally:
-        if ahead is not None:
-            ahead.result()  # done (its error, if it failed)
-    rest = list(shooters[1:])
-    found: list[ShooterRegions | None] = [None] * len(rest)
-    turns = iter(range(len(rest)))
+    found: list[ShooterRegions | None] = [None] * len(shooters)
+    turns = iter(range(1, len(shooters)))
     lock = threading.Lock()
     failed = threading.Event()
+
+    def traced(k: int) -> None:
+        try:
+            found[k] = trace(shooters[k])
+        except BaseException:
+            failed.set()
+            raise
 
     def work() -> None:  # the next shooter not taken yet, until none is left
         while not failed.is_set():
@@ -439,22 +440,28 @@ def each_shooter(
                 k = next(turns, None)
             if k is None:
                 return
+            traced(k)
+
+    def helping() -> None:
+        if prepare is not None:
             try:
-                found[k] = trace(rest[k])
+                prepare()
             except BaseException:
                 failed.set()
                 raise
+        work()
 
-    helper = pool.submit(work)
+    helper = pool.submit(helping)
     try:
+        traced(0)
         work()
     except BaseException:
         helper.exception()  # stopped before this one's error goes up
         raise
     helper.result()  # the helper's error, if it failed
     done = [f for f in found if f is not None]
-    assert len(done) == len(rest)
-    return [first, *done]
+    assert len(done) == len(shooters)
+    return done
 
 
 def frostgrave(subject: Subject, shooter: str) -> ShooterRegions:
