@@ -1333,12 +1333,25 @@ def window_reach(
     """D3 for pairs of model indices: the pieces (terrain and other bases, in index
     order) that reach into the window of the two bases, their convex hull: nearer than
     half the beam to it (G5). One batched kernel call, no geometry built per pair."""
+    offsets, piece = window_reach_flat(table, observers, targets, index=index)
+    return [piece[offsets[i] : offsets[i + 1]] for i in range(len(offsets) - 1)]
+
+
+def window_reach_flat(
+    table: Table,
+    observers: np.ndarray,
+    targets: np.ndarray,
+    *,
+    index: SightIndex | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`window_reach` as the kernel gives it: every pair's pieces one after
+    another, pair ``i``'s from ``offsets[i]`` to ``offsets[i + 1]``."""
     ix = index or sight_index(table)
-    xyr = _xyr(table)
     s = np.asarray(observers, np.int64)
     g = np.asarray(targets, np.int64)
     if not len(s):
-        return []
+        return np.zeros(1, np.int64), np.zeros(0, np.int64)
+    xyr = _xyr(table)
     offsets, piece = backend.kernels(len(s) * ix.work()).window_pieces(
         np.ascontiguousarray(xyr[s]),
         np.ascontiguousarray(xyr[g]),
@@ -1352,7 +1365,7 @@ def window_reach(
         ix.bbox,
         ix.half,
     )
-    return [piece[offsets[i] : offsets[i + 1]] for i in range(len(s))]
+    return np.asarray(offsets), np.asarray(piece)
 
 
 def _joined(ix: SightIndex, names: Sequence[str]) -> tuple[tuple[str, str], ...]:

@@ -30,25 +30,9 @@ def reach_lists(
 ) -> list[list[int]]:
     """:func:`arbitre.sight.window_reach` of the pairs of model indices ``(s[i], g[i])``
     on ``ix`` (the same kernel call), each pair's pieces as a list of ints."""
-    if not len(s):
-        return []
-    pos = sight.positions(table)
-    xyr_all = np.column_stack(pos)
-    offsets, piece = backend.kernels(len(s) * ix.work()).window_pieces(
-        np.ascontiguousarray(xyr_all[s]),
-        np.ascontiguousarray(xyr_all[g]),
-        s + ix.n_terrain,
-        g + ix.n_terrain,
-        ix.n_pieces,
-        ix.kind,
-        ix.disc,
-        ix.eoff,
-        ix.edges,
-        ix.bbox,
-        ix.half,
-    )
+    offsets, piece = sight.window_reach_flat(table, s, g, index=ix)
     flat, cut = piece.tolist(), offsets.tolist()
-    return [flat[cut[i] : cut[i + 1]] for i in range(len(s))]
+    return [flat[cut[i] : cut[i + 1]] for i in range(len(cut) - 1)]
 
 
 def closed_by(
