@@ -138,7 +138,7 @@ def test_s3_by_indices_is_clear_lines(seed: int) -> None:
                     table, pairs, piece_rank=ranks, min_rank=need, index=ix,
                     without=gone, closers=False,
                 )  # fmt: skip
-                found, witness = darkage._clear(table, ix, ranks, need, s, g, gone)
+                found, witness = sight.any_clear_indices(table, ix, ranks, need, s, g, gone)
                 assert darkage._lines(pairs, found, witness) == want
 
 

@@ -1265,6 +1265,40 @@ class ClearLine:
     joined: tuple[tuple[str, str], ...] = ()
 
 
+def any_clear_indices(
+    table: Table,
+    ix: SightIndex,
+    ranks: np.ndarray,
+    need: np.ndarray,
+    s: np.ndarray,
+    g: np.ndarray,
+    without: np.ndarray | None = None,
+    *,
+    widen: float = 0.0,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The S3 test of :func:`clear_lines` for the pairs of model indices ``(s[i],
+    g[i])`` on ``ix``, only pieces of rank ``ranks`` at least ``need[i]`` blocking,
+    ``without[i]`` left out (-1: none): its one kernel call. Whether each is clear, and
+    its witness segment (x0, y0, x1, y1; NaN when not)."""
+    real = np.asarray(ranks, np.int64)[: ix.n_pieces]
+    e = ix.bridge_ends
+    full_ranks = np.concatenate([real, np.minimum(real[e[:, 0]], real[e[:, 1]])])
+    xyr = _xyr(table)
+    found, witness = backend.kernels(len(s) * ix.work(each=window_work)).any_clear_batch(
+        np.ascontiguousarray(xyr[s]),
+        np.ascontiguousarray(xyr[g]),
+        s + ix.n_terrain,
+        g + ix.n_terrain,
+        np.asarray(need, np.int64),
+        full_ranks,
+        *ix.packed,
+        max(ix.half + widen, 0.0),
+        _grazing(table),
+        np.full(len(s), -1, np.int64) if without is None else np.asarray(without, np.int64),
+    )
+    return np.asarray(found, np.bool_), np.asarray(witness, np.float64)
+
+
 def clear_lines(
     table: Table,
     pairs: Sequence[tuple[str, str]],
@@ -1288,24 +1322,8 @@ def clear_lines(
     ix = index or sight_index(table)
     s, g = _pairs(table, pairs)
     ranks = np.zeros(len(ix.ids), np.int64) if piece_rank is None else piece_rank
-    ranks = np.asarray(ranks, np.int64)[: ix.n_pieces]
-    e = ix.bridge_ends
-    full_ranks = np.concatenate([ranks, np.minimum(ranks[e[:, 0]], ranks[e[:, 1]])])
     need = np.zeros(len(s), np.int64) if min_rank is None else min_rank
-    xyr = _xyr(table)
-    k = backend.kernels(len(s) * ix.work(each=window_work))
-    found, witness = k.any_clear_batch(
-        np.ascontiguousarray(xyr[s]),
-        np.ascontiguousarray(xyr[g]),
-        s + ix.n_terrain,
-        g + ix.n_terrain,
-        np.asarray(need, np.int64),
-        full_ranks,
-        *ix.packed,
-        max(ix.half + widen, 0.0),
-        _grazing(table),
-        np.full(len(s), -1, np.int64) if without is None else np.asarray(without, np.int64),
-    )
+    found, witness = any_clear_indices(table, ix, ranks, need, s, g, without, widen=widen)
     out = []
     blocked = [i for i in range(len(pairs)) if not found[i] and closers]
     reach = iter(window_reach(table, s[blocked], g[blocked], index=ix))

@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from arbitre import backend, dice, sight
+from arbitre import dice, sight
 from arbitre.errors import RulesError
 from arbitre.geometry import Point
 from arbitre.i18n import N_, T_, TN_, At, Join, Lang, Text, Word, current, join, tr
@@ -176,7 +176,7 @@ def rulings(
     need = np.asarray([rank_of[mb.size] for _, mb in ends], np.int64)
     s = np.asarray(rows, np.int64)
     g = np.asarray(cols, np.int64)
-    found, witness = _clear(table, ix, ranks, need, s, g)
+    found, witness = sight.any_clear_indices(table, ix, ranks, need, s, g)
     lines = _lines(pairs, found, witness)
     reach = darkage_alone.reach_lists(table, ix, s, g)
     ids, rank_list, need_list = ix.ids, ranks.tolist(), need.tolist()
@@ -192,39 +192,6 @@ def rulings(
     )
     margins = los_margins(table, ix, ranks, need, s, g, seen, closers)
     return _rules(table, ends, smaller, closers, through, margins, lines)
-
-
-def _clear(
-    table: Table,
-    ix: sight.SightIndex,
-    ranks: np.ndarray,
-    need: np.ndarray,
-    s: np.ndarray,
-    g: np.ndarray,
-    without: np.ndarray | None = None,
-) -> tuple[np.ndarray, np.ndarray]:
-    """The S3 test of :func:`arbitre.sight.clear_lines` (``closers=False``) for the
-    pairs of model indices ``(s[i], g[i])``, only pieces of D4 rank ``ranks`` at least
-    ``need[i]`` blocking, ``without[i]`` left out (-1: none): its one kernel call, given
-    the indices rather than the ids. Whether each is clear, and its witness (x0, y0, x1,
-    y1; NaN when not)."""
-    real = np.asarray(ranks, np.int64)[: ix.n_pieces]
-    e = ix.bridge_ends
-    full_ranks = np.concatenate([real, np.minimum(real[e[:, 0]], real[e[:, 1]])])
-    xyr = darkage_alone.xyr(table)
-    found, witness = backend.kernels(len(s) * ix.work(each=sight.window_work)).any_clear_batch(
-        np.ascontiguousarray(xyr[s]),
-        np.ascontiguousarray(xyr[g]),
-        s + ix.n_terrain,
-        g + ix.n_terrain,
-        np.asarray(need, np.int64),
-        full_ranks,
-        *ix.packed,
-        max(ix.half + 0.0, 0.0),
-        bool(table.option("grazing_blocks", False)),
-        np.full(len(s), -1, np.int64) if without is None else np.asarray(without, np.int64),
-    )
-    return np.asarray(found, np.bool_), np.asarray(witness, np.float64)
 
 
 def _lines(
@@ -347,7 +314,9 @@ def _needed(
     opened: set[tuple[int, int]] = set()
     if rows:
         r = np.asarray(rows, np.int64)
-        clear, _ = _clear(table, ix, ranks, need[r], s[r], g[r], np.asarray(gone, np.int64))
+        clear, _ = sight.any_clear_indices(
+            table, ix, ranks, need[r], s[r], g[r], np.asarray(gone, np.int64)
+        )
         opened = {(i, k) for i, k, t in zip(rows, gone, clear.tolist(), strict=True) if t}
     out = []
     for i, line in enumerate(lines):
@@ -408,7 +377,7 @@ def _through_windows(
         return out
     closed = found.indexes([*also, (frozenset(), 0.0)])[-1]
     r = np.asarray([i for i, _ in asks], np.int64)
-    clear, _ = _clear(table, closed, ranks, need[r], s[r], g[r])
+    clear, _ = sight.any_clear_indices(table, closed, ranks, need[r], s[r], g[r])
     for (i, names), test in zip(asks, clear.tolist(), strict=True):
         if not test:
             out[i] = names
