@@ -15,14 +15,12 @@ a base use their centre (F8); the visible share of the base (S2) is reported bes
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
-from arbitre import progress, sight
+from arbitre import collector, progress, sight
 from arbitre.i18n import N_, T_, Num, Text, tr
 from arbitre.rules import schema
 from arbitre.rules.declared import (
@@ -143,7 +141,10 @@ def _rulings(
     if fractions:
         shares = _fractions(table, pairs, m)
     every = shares.tolist()
-    with _no_collection():
+    # the collector paused: only objects of the rulings are made meanwhile (not the
+    # kernels' first load: a pass over them all, then again in the next generation,
+    # would pause a later ask for ~60 ms each)
+    with collector.paused():
         out: list[LosRuling | None] = [None] * len(pairs)
         plains = plain_rows(m) if plain else []
         if plains:  # the pairs at no window, in one pass
@@ -171,22 +172,6 @@ def _rulings(
                 out[i] = _ruling(table, opts, m, i, share, rule.tally, rule.margin)
                 advance()
     return [r for r in out if r is not None]
-
-
-@contextmanager
-def _no_collection() -> Iterator[None]:
-    """The cyclic garbage collector paused while the pairs are ruled: they make no
-    cycles, and its passes over the many young objects (crossings, reasons, texts) cost
-    about a fifth of the time of thousands of pairs. Only objects of the rulings are made
-    while it is paused (not the kernels' first load: a collection of them all at once,
-    then again in the next generation, paused a later ask for ~60 ms each)."""
-    paused = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if paused:
-            gc.enable()
 
 
 def _fractions(table: Table, pairs: Sequence[tuple[str, str]], m: PairMeasures) -> np.ndarray:
