@@ -30,7 +30,7 @@ import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
-from arbitre import sight
+from arbitre import collector, sight
 from arbitre.errors import RulesError
 from arbitre.geometry import Point
 from arbitre.i18n import T_, TN_, Num, Text, join
@@ -297,38 +297,125 @@ def arrange(
     ruled one by one too, as their stepped shapes, for a domain within them). Found at
     once: every class's boundary noded into one linework (snap-rounded on a
     :data:`GRID` mm grid, which GEOS nodes robustly), polygonized into the arrangement's
-    cells, each cell labelled by the classes holding a point inside it, and the cells of
-    a label merged (they tile the table edge to edge: a coverage union). Same faces as
-    :func:`arrange_overlay` up to the grid."""
+    cells (:func:`_arranged_cells`, part of the domain by part), each cell labelled by
+    the classes holding a point inside it, and the cells of a label merged (they tile
+    the table edge to edge: a coverage union). Same faces as :func:`arrange_overlay` up
+    to the grid."""
+    with collector.paused():  # tens of thousands of geometries, none in a cycle
+        return _arrange(domain, regs, per_point, stepped=stepped)
+
+
+def _arrange(
+    domain: BaseGeometry, regs: Sequence[ShooterRegions], per_point: BaseGeometry, *, stepped: bool
+) -> list[Face]:
     classes = [reg.labelled if stepped else reg.classes for reg in regs]
-    lines = [shapely.boundary(domain)]
-    lines += [shapely.boundary(polygonal(g)) for these in classes for _, g in these]
+    bounds = [shapely.boundary(polygonal(g)) for these in classes for _, g in these]
     if not per_point.is_empty:
-        lines.append(shapely.boundary(polygonal(per_point)))
-    noded = shapely.union_all(shapely.get_parts(np.array(lines, dtype=object)), grid_size=GRID)
-    cells = shapely.get_parts(shapely.polygonize(shapely.get_parts(noded)))
-    cells = cells[shapely.area(cells) > SLIVER]
-    rep = shapely.point_on_surface(cells)
-    rx, ry = shapely.get_x(rep), shapely.get_y(rep)
-    keep = shapely.contains_xy(domain, rx, ry)
+        bounds.append(shapely.boundary(polygonal(per_point)))
+    cells, rx, ry = _arranged_cells(domain, shapely.get_parts(np.array(bounds, dtype=object)))
     if not per_point.is_empty:
-        keep &= ~shapely.contains_xy(per_point, rx, ry)
-    cells, rx, ry = cells[keep], rx[keep], ry[keep]
+        keep = ~shapely.contains_xy(per_point, rx, ry)
+        cells, rx, ry = cells[keep], rx[keep], ry[keep]
     cover = np.full((len(regs), len(cells)), -1, dtype=np.int64)
     for i, these in enumerate(classes):
         for value, region in these:
             shapely.prepare(region)
             cover[i, shapely.contains_xy(region, rx, ry)] = value
-    by: dict[tuple[int, ...], list[int]] = {}
-    for k, col in enumerate(map(tuple, cover.T.tolist())):
-        by.setdefault(col, []).append(k)
+    if not len(cells):
+        return []
+    cols, first, group = np.unique(cover, axis=1, return_index=True, return_inverse=True)
+    seen = np.argsort(first)  # the labels in the order their first cell comes
+    rank = np.empty_like(seen)
+    rank[seen] = np.arange(len(seen))
+    group = rank[group.ravel()]
+    sizes = np.bincount(group, minlength=len(seen))
+    members = cells[np.argsort(group, kind="stable")]
+    merged = members[np.cumsum(sizes) - sizes]  # a label of one cell: that cell
+    several = np.flatnonzero(sizes > 1)
+    if len(several):
+        of = np.repeat(np.arange(len(seen)), sizes)
+        many = np.isin(of, several)
+        bags = shapely.geometrycollections(
+            members[many], indices=np.searchsorted(several, of[many])
+        )
+        merged[several] = _coverage_union(bags)
+    pairs = [
+        [(reg.shooter, v) for v in range(int(cover[i].max(initial=-1)) + 1)]
+        for i, reg in enumerate(regs)
+    ]
     faces = []
-    for col, idx in by.items():
-        label = tuple((reg.shooter, v) for reg, v in zip(regs, col, strict=True) if v >= 0)
-        shape = shapely.coverage_union_all(cells[idx]) if len(idx) > 1 else cells[idx[0]]
+    for col, shape in zip(cols[:, seen].T.tolist(), merged, strict=True):
         if shapely.area(shape) > SLIVER:
+            label = tuple([pairs[i][v] for i, v in enumerate(col) if v >= 0])
             faces.append(Face(polygonal(shape), label))
     return faces
+
+
+def _coverage_union(bags: np.ndarray) -> np.ndarray:
+    """Each collection of polygons that tile edge to edge merged into one: the ufunc
+    :func:`shapely.coverage_union_all` calls on its one collection
+    (``shapely.lib.coverage_union``), called on every collection at once (the tests
+    check it against ``coverage_union_all`` a collection)."""
+    union: Callable[[np.ndarray], np.ndarray] = shapely.lib.coverage_union
+    return union(bags)
+
+
+#: How near (mm) a part of the domain the lines that arrange it are kept.
+_MARGIN = 1.0
+
+
+def _arranged_cells(
+    domain: BaseGeometry, lines: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The cells larger than :data:`SLIVER` of the arrangement of ``lines`` and the
+    boundary of ``domain`` (snap-rounded on :data:`GRID`) that lie in ``domain``, with a
+    point inside each (x, y). A domain of several parts (Mordheim's cells) is arranged
+    part by part, each from the runs of the lines' segments that come within
+    :data:`_MARGIN` of it (:func:`_near`): the cells within a part are the same (a
+    segment farther off bounds none of them and moves none of their edges by more than
+    the grid), and far fewer lines are noded, most lying away from the parts."""
+    parts = shapely.get_parts(domain)
+    if len(parts) <= 1:
+        chunks = [(domain, lines)]
+    else:
+        chunks = list(zip(parts, _near(lines, parts), strict=True))
+    found, xs, ys = [], [], []
+    for part, near in chunks:
+        edge = shapely.get_parts(shapely.boundary(part))
+        noded = shapely.union_all(np.concatenate([edge, near]), grid_size=GRID)
+        cells = shapely.get_parts(shapely.polygonize([noded]))
+        cells = cells[shapely.area(cells) > SLIVER]
+        rep = shapely.point_on_surface(cells)
+        rx, ry = shapely.get_x(rep), shapely.get_y(rep)
+        keep = shapely.contains_xy(part, rx, ry)
+        found.append(cells[keep])
+        xs.append(rx[keep])
+        ys.append(ry[keep])
+    return np.concatenate(found), np.concatenate(xs), np.concatenate(ys)
+
+
+def _near(lines: np.ndarray, parts: np.ndarray) -> list[np.ndarray]:
+    """For each of ``parts``, the segments of ``lines`` within :data:`_MARGIN` of it, as
+    linestrings of the runs of consecutive segments (their points as they were)."""
+    xy, of_line = shapely.get_coordinates(lines, return_index=True)
+    seg = np.flatnonzero(of_line[1:] == of_line[:-1])  # segment k: points k and k + 1
+    tree = shapely.STRtree(shapely.linestrings(np.stack([xy[seg], xy[seg + 1]], axis=1)))
+    which, hit = tree.query(parts, predicate="dwithin", distance=_MARGIN)
+    out = []
+    for k in range(len(parts)):
+        first = np.sort(seg[hit[which == k]])
+        if not len(first):
+            out.append(np.empty(0, dtype=object))
+            continue
+        new_run = np.ones(len(first), dtype=bool)
+        new_run[1:] = first[1:] != first[:-1] + 1
+        starts = np.flatnonzero(new_run)
+        ends = np.append(starts[1:], len(first)) - 1
+        size = first[ends] - first[starts] + 2  # points in each run
+        run = np.repeat(np.arange(len(starts)), size)
+        at = np.arange(len(run)) - np.repeat(np.cumsum(size) - size, size)
+        out.append(shapely.linestrings(xy[np.repeat(first[starts], size) + at], indices=run))
+    return out
 
 
 def _cut(shapes: np.ndarray, reg: ShooterRegions) -> list[tuple[int | None, np.ndarray]]:

@@ -9,11 +9,15 @@ where it was ruled cell by cell.
 
 from __future__ import annotations
 
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
+import numpy as np
+import shapely
 from shapely.geometry.base import BaseGeometry
 
+from arbitre import collector
 from arbitre.faces.svg.draw import f as _f
 from arbitre.faces.svg.table import SCREEN_PX, Drawing, Overlay, render_table
 from arbitre.geometry import Point
@@ -32,17 +36,45 @@ def _colour(seen: int) -> str:
     return SEEN[min(seen, len(SEEN) - 1)]
 
 
-def _path(shape: BaseGeometry) -> str:
-    """An SVG path (y up to y down) of a polygon or multipolygon, holes included."""
-    out = []
-    for poly in getattr(shape, "geoms", [shape]):
-        if getattr(poly, "geom_type", "") != "Polygon" or poly.is_empty:
-            continue
-        for ring in (poly.exterior, *poly.interiors):
-            pts = [f"{_f(x)},{_f(-y)}" for x, y in ring.coords[:-1]]
-            if len(pts) >= 3:
-                out.append("M" + "L".join(pts) + "Z")
-    return "".join(out)
+#: Each number as :func:`~arbitre.faces.svg.draw.f` writes it, from its ``%.2f`` form:
+#: trailing zeros dropped (and the point with them), ``-0`` written ``0``.
+_TRIM = (
+    (re.compile(r"\.00(?![0-9])"), ""),
+    (re.compile(r"(?<=\.[0-9])0(?![0-9])"), ""),
+    (re.compile(r"(?<![0-9.])-0(?![0-9.])"), "0"),
+)
+
+
+def _paths(shapes: Sequence[BaseGeometry]) -> list[str]:
+    """An SVG path (y up to y down) of each polygon or multipolygon, holes included (no
+    path, "", for other shapes). All written at once: the rings' points read in one
+    array, formatted by one ``%`` and trimmed by regular expressions (each number byte
+    for byte as :func:`~arbitre.faces.svg.draw.f` writes it)."""
+    if not shapes:
+        return []
+    parts, of_shape = shapely.get_parts(np.asarray(shapes, dtype=object), return_index=True)
+    polygon = (shapely.get_type_id(parts) == 3) & ~shapely.is_empty(parts)
+    parts, of_shape = parts[polygon], of_shape[polygon]
+    if len(parts):
+        _, xy, (ring_at, part_at) = shapely.to_ragged_array(parts)
+    else:
+        xy, ring_at, part_at = np.zeros((0, 2)), np.zeros(1, np.int64), np.zeros(1, np.int64)
+    counts = np.diff(ring_at) - 1  # the closing point left out
+    of_ring = np.repeat(np.arange(len(counts)), counts + 1)
+    keep = np.ones(len(xy), dtype=bool)
+    keep[ring_at[1:] - 1] = False
+    keep &= (counts >= 3)[of_ring]
+    pts = xy[keep]
+    pts[:, 1] = -pts[:, 1]
+    formats = {n: "M" + "L".join(["%.2f,%.2f"] * n) + "Z" for n in set(counts.tolist())}
+    ring_shape = np.repeat(of_shape, np.diff(part_at))
+    out: list[list[str]] = [[] for _ in shapes]
+    for n, k in zip(counts.tolist(), ring_shape.tolist(), strict=True):
+        out[k].append(formats[n] if n >= 3 else "")
+    text = "|".join("".join(o) for o in out) % tuple(pts.ravel().tolist())
+    for pattern, repl in _TRIM:
+        text = pattern.sub(repl, text)
+    return text.split("|")
 
 
 def _legend(m: SightMap) -> tuple[tuple[str, str, str], ...]:
@@ -90,6 +122,11 @@ def _overlay(m: SightMap) -> Overlay:
 
 def render_map(m: SightMap, *, title: str | None = None) -> str:
     """The SVG document of ``m``: the table, the faces under its terrain, the legend."""
+    with collector.paused():  # tens of thousands of elements and strings, none in a cycle
+        return _render_map(m, title)
+
+
+def _render_map(m: SightMap, title: str | None) -> str:
     text = render_table(
         m.table, overlays=[_overlay(m)], title=title, centre_lines=False, shooter=None
     )
@@ -128,8 +165,8 @@ def _hatch(defs: ET.Element, u: float) -> None:
 def _faces(layer: ET.Element, m: SightMap, u: float) -> None:
     cells: list[BaseGeometry] = []
     ruled = {id(f) for f in m.cells}  # outlined once, by ``per_point``
-    for face in sorted((*m.faces, *m.cells), key=lambda f: len(f.seen_by)):
-        d = _path(face.shape)
+    faces = sorted((*m.faces, *m.cells), key=lambda f: len(f.seen_by))
+    for face, d in zip(faces, _paths([f.shape for f in faces]), strict=True):
         if not d:
             continue
         colour = _colour(len(face.seen_by))
@@ -151,8 +188,7 @@ def _faces(layer: ET.Element, m: SightMap, u: float) -> None:
         if not face.exact and id(face) not in ruled:
             cells.append(face.shape)
     outlines: Sequence[BaseGeometry] = [*cells, m.per_point] if not m.per_point.is_empty else cells
-    for shape in outlines:
-        d = _path(shape)
+    for d in _paths(outlines):
         if d:
             ET.SubElement(
                 layer,
