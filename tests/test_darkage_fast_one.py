@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from test_darkage_levels import old_los_margins
+from test_darkage_levels import _same, old_los_margins
 
 from arbitre import sight
 from arbitre.geometry import Point
@@ -45,16 +45,6 @@ def _tables(seed: int) -> list[Table]:
         )
         out.append(replace(table, models=sized, name=f"fast one {seed} {models}"))
     return out
-
-
-def _same(got: sight.SightIndex, want: sight.SightIndex) -> None:
-    assert got.ids == want.ids and got.n_terrain == want.n_terrain and got.half == want.half
-    for name in ("kind", "disc", "eoff", "edges", "bbox", "blocks", "bridge_ends"):
-        x, y = getattr(got, name), getattr(want, name)
-        assert x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y), name
-    assert len(got.full) == len(want.full)
-    for x, y in zip(got.full, want.full, strict=True):
-        assert x.dtype == y.dtype and x.shape == y.shape and np.array_equal(x, y)
 
 
 def _keys(table: Table) -> list[tuple[frozenset[str], float]]:
