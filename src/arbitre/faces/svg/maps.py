@@ -166,27 +166,25 @@ def _faces(layer: ET.Element, m: SightMap, u: float) -> None:
     cells: list[BaseGeometry] = []
     ruled = {id(f) for f in m.cells}  # outlined once, by ``per_point``
     faces = sorted((*m.faces, *m.cells), key=lambda f: len(f.seen_by))
+    # the faces opaque within one translucent group: the thin edge of its own colour
+    # that hides the seams between faces no longer doubles the colour where it lies on
+    # a neighbour (a web of darker lines over a busy map); the cover's hatching on top
+    tinted = ET.SubElement(layer, "g", {"opacity": _f(OPACITY)})
+    hatched: list[str] = []
     for face, d in zip(faces, _paths([f.shape for f in faces]), strict=True):
         if not d:
             continue
         colour = _colour(len(face.seen_by))
-        attrs = {  # a thin edge of its own colour hides the seams between faces
-            "d": d,
-            "fill": colour,
-            "fill-opacity": _f(OPACITY),
-            "stroke": colour,
-            "stroke-opacity": _f(OPACITY),
-            "stroke-width": _f(0.6 * u),
-        }
-        el = ET.SubElement(layer, "path", attrs | {"fill-rule": "evenodd"})
+        attrs = {"d": d, "fill": colour, "stroke": colour, "stroke-width": _f(0.6 * u)}
+        el = ET.SubElement(tinted, "path", attrs | {"fill-rule": "evenodd"})
         names = join((f"{a} +{c}" if c else a for a, c in face.seen_by), empty=N_("no enemy"))
         ET.SubElement(el, "title").text = str(T_("seen by {names}", names=names))
         if face.least_cover:
-            ET.SubElement(
-                layer, "path", {"d": d, "fill": "url(#map-cover)", "fill-rule": "evenodd"}
-            )
+            hatched.append(d)
         if not face.exact and id(face) not in ruled:
             cells.append(face.shape)
+    for d in hatched:
+        ET.SubElement(layer, "path", {"d": d, "fill": "url(#map-cover)", "fill-rule": "evenodd"})
     outlines: Sequence[BaseGeometry] = [*cells, m.per_point] if not m.per_point.is_empty else cells
     for d in _paths(outlines):
         if d:
