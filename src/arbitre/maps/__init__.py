@@ -371,14 +371,14 @@ def _arranged_cells(
     boundary of ``domain`` (snap-rounded on :data:`GRID`) that lie in ``domain``, with a
     point inside each (x, y). A domain of several parts (Mordheim's cells) is arranged
     part by part, each from the runs of the lines' segments that come within
-    :data:`_MARGIN` of it (:func:`_near`): the cells within a part are the same (a
+    :data:`_MARGIN` of it (:func:`_lines_near`): the cells within a part are the same (a
     segment farther off bounds none of them and moves none of their edges by more than
     the grid), and far fewer lines are noded, most lying away from the parts."""
     parts = shapely.get_parts(domain)
     if len(parts) <= 1:
         chunks = [(domain, lines)]
     else:
-        chunks = list(zip(parts, _near(lines, parts), strict=True))
+        chunks = list(zip(parts, _lines_near(lines, parts), strict=True))
     found, xs, ys = [], [], []
     for part, near in chunks:
         edge = shapely.get_parts(shapely.boundary(part))
@@ -394,7 +394,7 @@ def _arranged_cells(
     return np.concatenate(found), np.concatenate(xs), np.concatenate(ys)
 
 
-def _near(lines: np.ndarray, parts: np.ndarray) -> list[np.ndarray]:
+def _lines_near(lines: np.ndarray, parts: np.ndarray) -> list[np.ndarray]:
     """For each of ``parts``, the segments of ``lines`` within :data:`_MARGIN` of it, as
     linestrings of the runs of consecutive segments (their points as they were)."""
     xy, of_line = shapely.get_coordinates(lines, return_index=True)

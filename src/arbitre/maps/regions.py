@@ -53,9 +53,9 @@ parts in one pass: :func:`~arbitre.maps.shadows.shadows_of_sets`) and selected b
 piece for each question; a union leaves out the shadows another holds
 (:func:`~arbitre.maps.shadows.held`) and clips the others near the table first. What is
 the same for every shooter (the pieces opened at their windows, where a base would
-overlap a piece, the windows' sides) is found once a table, by the first shooter; the
-others are traced on two threads (:func:`each_shooter`: GEOS and the compiled kernels
-let go of the interpreter's lock), each shooter's regions the same bit for bit.
+overlap a piece, the windows' sides) is found once a table. The map traces Mordheim's
+shooters on two threads (:func:`each_shooter`: GEOS and the compiled kernels let go of
+the interpreter's lock), each shooter's regions the same bit for bit.
 """
 
 from __future__ import annotations
@@ -1162,9 +1162,7 @@ def mordheim_ahead(subject: Subject, *, windows_open: bool) -> None:
     table = subject.table
     walls = sight.walls_with_windows(table) if windows_open else frozenset()
     if subject.radius > 0:
-        terrain = tuple(range(len(table.terrain)))
-        with _NEAR_LOCK:
-            _near_all(table, subject.radius, walls, terrain, (subject.index,))
+        _near_of(subject, tuple(range(len(table.terrain))), walls)
 
 
 #: One union of :func:`_near_all` at a time: the thread that asks second finds the
@@ -1180,7 +1178,12 @@ def _near(subject: Subject, pc: Pieces, mask: np.ndarray, walls: frozenset[str])
     disc stays in: those centres are ruled point by point, by the engine, as every
     centre in ``near`` is (one union a table instead of one a shooter whose base meets
     the hidden region)."""
-    terrain = tuple(int(k) for k in np.flatnonzero(mask[: pc.n_terrain]))
+    return _near_of(subject, tuple(int(k) for k in np.flatnonzero(mask[: pc.n_terrain])), walls)
+
+
+def _near_of(subject: Subject, terrain: tuple[int, ...], walls: frozenset[str]) -> BaseGeometry:
+    """:func:`_near_all` of the subject's base and the terrain pieces ``terrain`` (every
+    base but the subject's), one thread tracing it at a time."""
     with _NEAR_LOCK:
         return _near_all(subject.table, subject.radius, walls, terrain, (subject.index,))
 
