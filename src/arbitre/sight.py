@@ -1265,6 +1265,14 @@ class ClearLine:
     joined: tuple[tuple[str, str], ...] = ()
 
 
+def kernel_ranks(ix: SightIndex, ranks: np.ndarray) -> np.ndarray:
+    """The D4 rank of every piece the kernels see on ``ix``: the real pieces' own
+    (``ranks``, by piece index), then each G4 bridge's, the lower of its two ends'."""
+    real = np.asarray(ranks, np.int64)[: ix.n_pieces]
+    e = ix.bridge_ends
+    return np.concatenate([real, np.minimum(real[e[:, 0]], real[e[:, 1]])])
+
+
 def any_clear_indices(
     table: Table,
     ix: SightIndex,
@@ -1280,9 +1288,6 @@ def any_clear_indices(
     g[i])`` on ``ix``, only pieces of rank ``ranks`` at least ``need[i]`` blocking,
     ``without[i]`` left out (-1: none): its one kernel call. Whether each is clear, and
     its witness segment (x0, y0, x1, y1; NaN when not)."""
-    real = np.asarray(ranks, np.int64)[: ix.n_pieces]
-    e = ix.bridge_ends
-    full_ranks = np.concatenate([real, np.minimum(real[e[:, 0]], real[e[:, 1]])])
     xyr = _xyr(table)
     found, witness = backend.kernels(len(s) * ix.work(each=window_work)).any_clear_batch(
         np.ascontiguousarray(xyr[s]),
@@ -1290,7 +1295,7 @@ def any_clear_indices(
         s + ix.n_terrain,
         g + ix.n_terrain,
         np.asarray(need, np.int64),
-        full_ranks,
+        kernel_ranks(ix, ranks),
         *ix.packed,
         max(ix.half + widen, 0.0),
         _grazing(table),

@@ -198,7 +198,7 @@ def _lines(
     pairs: Sequence[tuple[str, str]], found: np.ndarray, witness: np.ndarray
 ) -> list[sight.ClearLine]:
     """The lines of :func:`arbitre.sight.clear_lines` (``closers=False``) from the
-    answers of :func:`_clear`."""
+    answers of :func:`arbitre.sight.any_clear_indices`."""
     out = []
     line, point = _make_line, _make_point
     for (a, b), clear, w in zip(pairs, found.tolist(), witness.tolist(), strict=True):
@@ -356,11 +356,10 @@ def _through_windows(
     indexes ``also`` (keys of :meth:`~arbitre.rules.darkage_levels.Levels.indexes`)."""
     out: list[tuple[str, ...]] = [() for _ in lines]
     walls = sight.walls_with_windows(table)
-    found = levels(table, LEVELS[-1])
     if opts.windows != "open" or not walls:
-        found.indexes(also)
         return out
     seen = [i for i, line in enumerate(lines) if line.clear]
+    found = levels(table, LEVELS[-1])
     terrain = found.terrain(frozenset(), 0.0)  # walls whole
     reach = darkage_alone.reach_lists(table, terrain, s[seen], g[seen])
     rank_list, need_list = ranks.tolist(), need.tolist()
@@ -373,7 +372,6 @@ def _through_windows(
         if names:
             asks.append((i, names))
     if not asks:
-        found.indexes(also)
         return out
     closed = found.indexes([*also, (frozenset(), 0.0)])[-1]
     r = np.asarray([i for i, _ in asks], np.int64)

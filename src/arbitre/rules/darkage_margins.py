@@ -66,12 +66,9 @@ _Pack = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.nda
 def _packed(ix: sight.SightIndex, ranks: np.ndarray) -> _Pack:
     """An index's arrays for :func:`_search`: kind, disc, bbox, eoff, edges (the bridges
     after the real pieces), the D4 rank of every kernel piece (a bridge: the lower of
-    its ends', as :func:`arbitre.sight.clear_lines` ranks it)."""
+    its ends': :func:`arbitre.sight.kernel_ranks`)."""
     kind, disc, eoff, edges, bbox = ix.packed
-    e = ix.bridge_ends
-    real = np.asarray(ranks, np.int64)[: ix.n_pieces]
-    rank = np.concatenate([real, np.minimum(real[e[:, 0]], real[e[:, 1]])])
-    return kind, disc, bbox, eoff, edges, rank
+    return kind, disc, bbox, eoff, edges, sight.kernel_ranks(ix, ranks)
 
 
 def _used(visible: np.ndarray) -> list[int]:
