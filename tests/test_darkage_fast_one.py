@@ -20,7 +20,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from test_darkage_levels import _same, old_los_margins
+from test_darkage_levels import _same, _setup_pairs, old_los_margins
 
 from arbitre import sight
 from arbitre.geometry import Point
@@ -97,15 +97,7 @@ def _one_observer(table: Table, k: int) -> list[tuple[str, str]]:
 def test_margins_searched_in_one_call_are_the_previous_search(seed: int) -> None:
     for table in _tables(seed):
         for k in (0, len(table.models) // 2):
-            pairs = _one_observer(table, k)
-            ix = darkage.index_for(table, DarkAgeOptions())
-            ranks = darkage._ranks(table, ix)
-            need = np.asarray([table.size_rank(table.model(b).size) for _, b in pairs], np.int64)
-            s = np.asarray([table.model_index(a) for a, _ in pairs], np.int64)
-            g = np.asarray([table.model_index(b) for _, b in pairs], np.int64)
-            lines = sight.clear_lines(table, pairs, piece_rank=ranks, min_rank=need, index=ix)
-            visible = np.asarray([line.clear for line in lines], np.bool_)
-            closers = darkage._needed(table, ix, ranks, need, s, g, lines)
+            ix, ranks, need, s, g, visible, closers = _setup_pairs(table, _one_observer(table, k))
             got = darkage_margins.los_margins(table, ix, ranks, need, s, g, visible, closers)
             want = old_los_margins(table, ix, ranks, need, s, g, visible, closers)
             assert got == want

@@ -93,6 +93,11 @@ def test_crowded_bases_touch_at_some_levels() -> None:
 def _setup(table: Table):
     ids = [m.id for m in table.models]
     pairs = [(a, b) for a in ids for b in ids if a != b][:: max(1, len(ids) // 8)]
+    return _setup_pairs(table, pairs)
+
+
+def _setup_pairs(table: Table, pairs: list[tuple[str, str]]):
+    """What :func:`darkage_margins.los_margins` takes for ``pairs``, as the rulings make it."""
     ix = darkage.index_for(table, darkage.DarkAgeOptions())
     ranks = darkage._ranks(table, ix)
     need = np.asarray([table.size_rank(table.model(b).size) for _, b in pairs], np.int64)
