@@ -23,6 +23,7 @@ import shapely
 import arbitre
 from arbitre import maps
 from arbitre.geometry import Point
+from arbitre.maps import regions
 from arbitre.rules.mordheim import sight as mordheim_sight
 from arbitre.rules.mordheim.margins import NO_SLACK
 from arbitre.rules.ruling import LosRuling
@@ -269,3 +270,19 @@ def oracle_map(seed: int, rules: str, **options: object) -> maps.SightMap:
     if seed % 10 == 9:
         return maps.sight_map(table, side="blue", base=40.0, rules=rules, options=options)
     return maps.sight_map(table, model="m0", rules=rules, options=options)
+
+
+def same_regions(a: regions.ShooterRegions, b: regions.ShooterRegions) -> None:
+    """Two tracings of one shooter's regions are the same bit for bit: its classes, the
+    region seen, the cells' region and the cells with their rulings."""
+    assert a.shooter == b.shooter
+    assert len(a.classes) == len(b.classes)
+    for (v, g), (w, h) in zip(a.classes, b.classes, strict=True):
+        assert v == w and shapely.equals_exact(g, h, tolerance=0.0)
+    assert shapely.equals_exact(a.seen, b.seen, tolerance=0.0)
+    assert shapely.equals_exact(a.per_point, b.per_point, tolerance=0.0)
+    assert (a.cells is None) == (b.cells is None)
+    if a.cells is not None and b.cells is not None:
+        assert np.array_equal(a.cells.i, b.cells.i)
+        assert np.array_equal(a.cells.j, b.cells.j)
+        assert np.array_equal(a.cells.value, b.cells.value)

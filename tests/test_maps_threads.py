@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 
+import maps_oracle as mo
 import numpy as np
 import pytest
 import shapely
@@ -13,20 +14,6 @@ import shapely
 from arbitre import maps, sight
 from arbitre.maps import pieces, regions
 from arbitre.testing import random_table
-
-
-def _same(a: regions.ShooterRegions, b: regions.ShooterRegions) -> None:
-    assert a.shooter == b.shooter
-    assert len(a.classes) == len(b.classes)
-    for (v, g), (w, h) in zip(a.classes, b.classes, strict=True):
-        assert v == w and shapely.equals_exact(g, h, tolerance=0.0)
-    assert shapely.equals_exact(a.seen, b.seen, tolerance=0.0)
-    assert shapely.equals_exact(a.per_point, b.per_point, tolerance=0.0)
-    assert (a.cells is None) == (b.cells is None)
-    if a.cells is not None and b.cells is not None:
-        assert np.array_equal(a.cells.i, b.cells.i)
-        assert np.array_equal(a.cells.j, b.cells.j)
-        assert np.array_equal(a.cells.value, b.cells.value)
 
 
 @pytest.mark.parametrize("seed", [3, 8, 21])
@@ -52,7 +39,7 @@ def test_threads_trace_the_regions_of_one_thread(
     together = regions.each_shooter(trace, s.shooters, ahead)
     assert [r.shooter for r in together] == list(s.shooters)
     for a, b in zip(alone, together, strict=True):
-        _same(a, b)
+        mo.same_regions(a, b)
 
 
 def test_the_map_on_threads_is_the_map_on_one(monkeypatch: pytest.MonkeyPatch) -> None:
