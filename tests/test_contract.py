@@ -308,3 +308,38 @@ def test_the_readme_documents_every_question() -> None:
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for _, question in all_questions():
         assert f'"{question}"' in readme or f"arbitre {question}" in readme, question
+
+
+def test_ask_holds_the_collector_off_and_gives_it_back(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ask makes many objects and no cycles: the collector's automatic passes wait
+    while the question runs (they would walk them all for nothing), and come back as
+    they were after it, also when it fails on a user mistake."""
+    import gc
+
+    from arbitre.rules import mordheim
+
+    seen: list[bool] = []
+    rule = mordheim.rule_targets
+
+    def watched(*args: Any) -> Any:
+        seen.append(gc.isenabled())
+        return rule(*args)
+
+    monkeypatch.setattr(mordheim, "rule_targets", watched)
+    table = subject_of("mordheim-merchant-square.yaml")
+    was = gc.isenabled()
+    gc.enable()
+    try:
+        answer = ask(table, "targets", rules="mordheim", shooter="captain")
+        assert seen == [False]
+        assert gc.isenabled()
+        with pytest.raises(RulesError):
+            ask(table, "targets", rules="mordheim", shooter="nobody")
+        assert gc.isenabled()
+        gc.disable()  # a caller that paused it keeps it paused
+        ask(table, "targets", rules="mordheim", shooter="captain")
+        assert not gc.isenabled()
+    finally:
+        if was:
+            gc.enable()
+    assert answer.rulings

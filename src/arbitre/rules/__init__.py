@@ -16,6 +16,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+from arbitre import collector
 from arbitre.errors import RulesError, UnknownRulesetError
 from arbitre.i18n import N_, T_, join
 from arbitre.rules.declared import DECLARED
@@ -165,7 +166,8 @@ def ask(
     opts = read_options(ruleset.options, merged)
     in_force = as_dict(read_options(SharedOptions, merged)) if ruleset.geometric else {}
     in_force.update(as_dict(opts))
-    rulings = asked.run(subject, _request(asked, request), options=opts)
+    with collector.paused():  # many objects, no cycles: the collector's passes wasted
+        rulings = asked.run(subject, _request(asked, request), options=opts)
     unit = getattr(subject, "unit", None) if asked.subject == "table" else None
     return Answer(
         kind=question,
