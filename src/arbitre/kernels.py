@@ -834,6 +834,31 @@ def visible_share(
     return clear / (hi - lo), hi - lo, wx, wy
 
 
+@njit(cache=True)
+def visible_alone(
+    ox: float,
+    oy: float,
+    t: np.ndarray,
+    pieces: np.ndarray,
+    kind: np.ndarray,
+    disc: np.ndarray,
+    eoff: np.ndarray,
+    edges: np.ndarray,
+    half: float,
+    grazing: bool,
+    out: np.ndarray,
+) -> None:
+    """For each row ``j``, :func:`visible_share` from ``o`` to the disc ``t[j]`` with the
+    piece ``pieces[j]`` its one candidate: the share, into ``out[j]`` (one call for the
+    rows one at a time would each make)."""
+    cand = np.zeros(1, np.int64)
+    for j in range(len(pieces)):
+        cand[0] = pieces[j]
+        out[j] = visible_share(
+            ox, oy, TARGET_DISC, t[j], cand, 1, kind, disc, eoff, edges, half, grazing
+        )[0]
+
+
 @njit(cache=True, nogil=True)
 def visible_fractions(
     ax: np.ndarray,

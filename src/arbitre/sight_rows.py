@@ -6,7 +6,8 @@ mask: one call, one broad phase and one mask per piece. :func:`alone_shares` ans
 every ``(shooter, target, piece)`` row in one pass instead: the broad phase of
 :mod:`arbitre.kernels` (its angular buckets) is built once per shooter, and each row asks
 the same S2 kernel (``visible_share``) with the candidate list the batch would have
-built for that one-piece mask: the piece, when the broad phase lets it in, else none.
+built for that one-piece mask: the piece, when the broad phase lets it in, else none
+(a shooter's rows in one call, :func:`arbitre.kernels.visible_alone`).
 So every share is the one the one-at-a-time call gives, bit for bit, in either build.
 """
 
@@ -53,7 +54,6 @@ def alone_shares(
     count = np.zeros(_K.NBUCKETS, np.int64)
     items = np.empty((_K.NBUCKETS, max(npieces, 1)), np.int64)
     dmin = np.empty(max(npieces, 1))
-    cand = np.zeros(1, np.int64)
     for a in sight.distinct(s).tolist():
         ax, ay = float(xyr[a, 0]), float(xyr[a, 1])
         k._fill_buckets(ax, ay, kind, disc, eoff, edges, bbox, ix.half, count, items, dmin)
@@ -63,11 +63,13 @@ def alone_shares(
         own = (p == a + ix.n_terrain) | (p == g[rows] + ix.n_terrain)
         let = _let_in_all(ax, ay, t, _members(count, items, npieces), dmin, p) & ~own
         out[rows] = 1.0  # no candidate: the whole base seen (the kernel's hi - lo over itself)
-        for i, j in zip(rows[let].tolist(), np.flatnonzero(let).tolist(), strict=True):
-            cand[0] = p[j]
-            out[i] = k.visible_share(
-                ax, ay, _K.TARGET_DISC, t[j], cand, 1, kind, disc, eoff, edges, ix.half, grazing
-            )[0]
+        if let.any():
+            shares = np.empty(int(let.sum()))
+            k.visible_alone(
+                ax, ay, np.ascontiguousarray(t[let]), np.ascontiguousarray(p[let]),
+                kind, disc, eoff, edges, ix.half, grazing, shares,
+            )  # fmt: skip
+            out[rows[let]] = shares
     return out
 
 
