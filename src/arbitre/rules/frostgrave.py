@@ -26,6 +26,7 @@ from arbitre.rules import schema
 from arbitre.rules.declared import (
     FrostgraveOptions as FrostgraveOptions,  # the registry reads it light
 )
+from arbitre.rules.frostgrave_margins import index_for, opening_groups
 from arbitre.rules.frostgrave_pair import (
     PairMeasures,
     Tally,
@@ -127,9 +128,10 @@ def _rulings(
     plain: bool = True,
 ) -> list[LosRuling]:
     """The rulings; without ``fractions`` the S2 share is not measured (nan), without
-    ``margins`` the G8 margin is not (the matrix's window pairs). The pairs at no window
-    are ruled in one pass (:mod:`arbitre.rules.frostgrave_plain`) unless ``plain`` is
-    false (the general way for every pair: the tests' oracle)."""
+    ``margins`` the G8 margin is not (the matrix's window pairs). The pairs away from the
+    windows (``frostgrave_plain.plain_rows``) are ruled in one pass
+    (:mod:`arbitre.rules.frostgrave_plain`) unless ``plain`` is false (the general way
+    for every pair: the tests' oracle)."""
     rows = model_rows(table, pairs)
     if not pairs:
         return []
@@ -147,7 +149,7 @@ def _rulings(
     with collector.paused():
         out: list[LosRuling | None] = [None] * len(pairs)
         plains = plain_rows(m) if plain else []
-        if plains:  # the pairs at no window, in one pass
+        if plains:  # the pairs away from the windows, in one pass
 
             def f9(a: str, b: str, share: float) -> Reason:
                 return Reason("F9", (b,), _fraction_words(table, a, b, share))
@@ -161,6 +163,8 @@ def _rulings(
                 margins=margins,
                 fraction_reason=f9 if opts.visible_fraction else None,
             )
+            if len(ruled) == len(pairs):  # every pair plain: the rulings in order
+                return ruled
             for i, ruling in zip(plains, ruled, strict=True):
                 out[i] = ruling
         with progress.steps(len(pairs), lambda: tr(N_("ruling the lines of sight"))) as advance:
@@ -179,16 +183,24 @@ def _fractions(table: Table, pairs: Sequence[tuple[str, str]], m: PairMeasures) 
     windows open (F6)."""
     s, g = m.s, m.g
     # the pairs by the windows open for them: one batch each (each pair's share is its own)
-    opened: dict[frozenset[WindowKey], list[int]] = {}
+    opened: dict[frozenset[WindowKey], list[np.ndarray]] = {}
     seen = {b: frozenset(c.key for c in cs) for b, cs in m.contacts.items()}
-    for i, (_, b) in enumerate(pairs):
-        keys = m.openings[i]
-        if b in seen:
-            keys = keys | seen[b]
-        opened.setdefault(keys, []).append(i)
+    at = np.zeros(len(table.models), dtype=np.bool_)
+    at[[table.model_index(b) for b in seen]] = True
+    hit = at[g]  # the pairs whose target stands at a window
+    for keys, rows in m.groups or opening_groups(m.openings):
+        rest = rows[~hit[rows]]
+        if len(rest):
+            opened.setdefault(keys, []).append(rest)
+    windowed: dict[frozenset[WindowKey], list[int]] = {}
+    for i in np.flatnonzero(hit).tolist():
+        windowed.setdefault(m.openings[i] | seen[pairs[i][1]], []).append(i)
+    for keys, more in windowed.items():
+        opened.setdefault(keys, []).append(np.asarray(more, dtype=np.int64))
     shares = np.full(len(pairs), np.nan)
-    for keys, rows in opened.items():
-        ix = sight.sight_index(table, openings=keys)
+    for keys, parts in opened.items():
+        rows = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        ix = index_for(table, keys, m.indexes)
         shares[rows] = sight.visible_fraction_batch(table, s[rows], g[rows], index=ix)
     return shares
 

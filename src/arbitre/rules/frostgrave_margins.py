@@ -141,6 +141,8 @@ class NearBatch:
 
     #: Each row's near list as :func:`near_pieces` makes it, padded (:func:`_listed`).
     lists: tuple[np.ndarray, np.ndarray, np.ndarray]
+    #: Whether each piece of :attr:`lists` is small (F3; False past the end).
+    listed_small: np.ndarray
 
     def listed(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Each row's near list as :func:`near_pieces` makes it, padded: the pieces (-1
@@ -197,14 +199,45 @@ def _listed(
     )
 
 
+#: The windows opened for a line (F5): ``(wall id, window index)`` pairs.
+Openings = frozenset[tuple[str, int]]
+
+
+def opening_groups(openings: Sequence[Openings]) -> list[tuple[Openings, np.ndarray]]:
+    """The pairs by the windows opened for their lines: each set of openings, in sorted
+    order of the sets, with the rows of its pairs in order (one group at once when
+    every pair has the same, as when no shooter stands at a window)."""
+    if len(set(openings)) <= 1:
+        return [(openings[0], np.arange(len(openings), dtype=np.int64))] if openings else []
+    groups: dict[Openings, list[int]] = {}
+    for i, o in enumerate(openings):
+        groups.setdefault(o, []).append(i)
+    return [(key, np.asarray(groups[key], dtype=np.int64)) for key in sorted(groups, key=sorted)]
+
+
+def index_for(
+    table: Table, key: Openings, kept: dict[Openings, sight.SightIndex]
+) -> sight.SightIndex:
+    """:func:`arbitre.sight.sight_index` with ``key`` opened, looked up once an ask
+    (``kept``: the indexes of this ask so far, by openings)."""
+    ix = kept.get(key)
+    if ix is None:
+        ix = kept[key] = sight.sight_index(table, openings=key)
+    return ix
+
+
 def near_batches(
     table: Table,
     s: np.ndarray,
     g: np.ndarray,
-    openings: Sequence[frozenset[tuple[str, int]]],
+    openings: Sequence[Openings],
+    *,
+    groups: Sequence[tuple[Openings, np.ndarray]] | None = None,
+    indexes: dict[Openings, sight.SightIndex] | None = None,
 ) -> list[NearBatch]:
     """:func:`near_pieces`'s kernel measures, one :class:`NearBatch` per set of openings
-    (in sorted order of the sets)."""
+    (in sorted order of the sets; ``groups``: :func:`opening_groups` of ``openings`` if
+    made already; ``indexes``: the ask's indexes so far, :func:`index_for`)."""
     half = table.beam / 2.0
     out: list[NearBatch] = []
     if not len(s):
@@ -212,12 +245,9 @@ def near_batches(
     xy, _ = sight.positions(table)
     segs = np.ascontiguousarray(np.hstack([xy[s], xy[g]]))
     close = JOIN_REACH + table.beam
-    groups: dict[frozenset[tuple[str, int]], list[int]] = {}
-    for i, o in enumerate(openings):
-        groups.setdefault(o, []).append(i)
-    for key in sorted(groups, key=sorted):
-        rows = np.asarray(groups[key], dtype=np.int64)
-        ix = sight.sight_index(table, openings=key)
+    kept = {} if indexes is None else indexes
+    for key, rows in opening_groups(openings) if groups is None else groups:
+        ix = index_for(table, key, kept)
         kind, disc, eoff, edges, bbox = ix.packed
         small = np.zeros(ix.n_pieces, dtype=np.bool_)
         small[: ix.n_terrain] = ~ix.blocks[: ix.n_terrain]
@@ -237,6 +267,12 @@ def near_batches(
                 break
             cap = int(found[4].max())
         min_small, arg_small, min_large, arg_large, near_n, near_k, near_d, near_s = found
+        # the columns past every row's count hold nothing: the lists without them
+        wide = max(int(near_n.max(initial=0)), 1)
+        near_k, near_d, near_s = near_k[:, :wide], near_d[:, :wide], near_s[:, :wide]
+        lists = _listed(
+            near_n, near_k, near_d, near_s, ((arg_small, min_small), (arg_large, min_large)), half
+        )
         out.append(
             NearBatch(
                 rows=rows,
@@ -251,14 +287,8 @@ def near_batches(
                 min_small=min_small,
                 arg_large=arg_large,
                 min_large=min_large,
-                lists=_listed(
-                    near_n,
-                    near_k,
-                    near_d,
-                    near_s,
-                    ((arg_small, min_small), (arg_large, min_large)),
-                    half,
-                ),
+                lists=lists,
+                listed_small=small[np.maximum(lists[0], 0)] & (lists[0] >= 0),
             )
         )
     return out
@@ -314,6 +344,53 @@ def terrain_shapes(table: Table) -> tuple[BaseGeometry, ...]:
         _SHAPES.pop(next(iter(_SHAPES)))
     _SHAPES[id(terrain)] = (terrain, shapes)  # holding the tuple keeps its id unique
     return shapes
+
+
+#: Each terrain tuple's pieces as :func:`_measure_gaps` measures them, by identity (as
+#: :data:`_SHAPES`): a circle's centre and radius, another piece's shape and 0.
+_GAP_GEOMS: dict[int, tuple[tuple[Terrain, ...], np.ndarray, np.ndarray]] = {}
+
+
+def _terrain_gap_geoms(table: Table) -> tuple[np.ndarray, np.ndarray]:
+    """Each terrain piece as :func:`_measure_gaps` measures it, in table order: the
+    geometries (a circle's centre point, another piece's shape) and the radii."""
+    terrain = table.terrain
+    hit = _GAP_GEOMS.get(id(terrain))
+    if hit is not None and hit[0] is terrain:
+        return hit[1], hit[2]
+    shaped = terrain_shapes(table)
+    geoms = np.empty(len(terrain), dtype=object)
+    radii = np.zeros(len(terrain))
+    for k, piece in enumerate(terrain):
+        fp = piece.footprint
+        if isinstance(fp, CircleFootprint):
+            geoms[k] = shapely.Point(fp.centre.x, fp.centre.y)
+            radii[k] = fp.radius
+        else:
+            geoms[k] = shaped[k]
+    if len(_GAP_GEOMS) >= 16:
+        _GAP_GEOMS.pop(next(iter(_GAP_GEOMS)))
+    _GAP_GEOMS[id(terrain)] = (terrain, geoms, radii)  # holding the tuple keeps its id unique
+    return geoms, radii
+
+
+def gaps_by_index(table: Table, left: np.ndarray, right: np.ndarray) -> np.ndarray:
+    """The gap (mm) between pieces ``left[i]`` and ``right[i]`` given by kernel index
+    (terrain in table order, then the bases: :attr:`arbitre.sight.SightIndex.ids`), in
+    one vectorised call: the very floats of :func:`_measure_gaps` (the same shapes, the
+    same centres, the same sums), without naming the pieces."""
+    nt = len(table.terrain)
+    shapes, sizes = _terrain_gap_geoms(table)
+    xy, radii = sight.positions(table)
+    geoms = np.empty(nt + len(xy), dtype=object)
+    geoms[:nt] = shapes
+    bases = sight.distinct(np.concatenate([left, right]))
+    bases = bases[bases >= nt]
+    geoms[bases] = shapely.points(xy[bases - nt])
+    r = np.concatenate([sizes, radii])
+    dist = np.asarray(shapely.distance(geoms[left], geoms[right]), dtype=np.float64)
+    out: np.ndarray = dist - (r[left] + r[right])
+    return out
 
 
 #: The gaps measured lately, by the content of their two pieces (a base: its centre and

@@ -32,7 +32,10 @@ from arbitre.rules.frostgrave_margins import (
     NearBatch,
     crosses,
     gaps_between,
+    gaps_by_index,
+    index_for,
     near_batches,
+    opening_groups,
     shape_slacks,
     terrain_shapes,
 )
@@ -43,6 +46,7 @@ from arbitre.rules.frostgrave_windows import (
     WindowView,
     beside_window,
     sees_window,
+    terrain_store,
     wall_of,
     window_contacts,
     window_gaps,
@@ -93,9 +97,11 @@ class Facts:
 
 def facts(table: Table, contacts: dict[str, tuple[WindowContact, ...]]) -> Facts:
     """The :class:`Facts` of a table whose window contacts are ``contacts``."""
+    _, radii = sight.positions(table)
+    models = table.models
     return Facts(
         small=frozenset(t.id for t in table.terrain if not t.blocks),
-        baseless=frozenset(m.id for m in table.models if m.base.radius <= 0),
+        baseless=frozenset([models[i].id for i in np.flatnonzero(radii <= 0).tolist()]),
         walls={m: frozenset(c.wall for c in cs) for m, cs in contacts.items()},
     )
 
@@ -113,6 +119,9 @@ class LineBatch:
     piece: list[int]
     t: list[float]
     via: list[int]
+    #: ``offsets`` and ``piece`` as arrays (int64).
+    offsets_array: np.ndarray = field(default_factory=lambda: np.zeros(1, np.int64))
+    piece_array: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
 
     def line(self, pair: tuple[str, str], i: int) -> sight.CentreLine:
         """Pair ``i``'s centre line as :class:`arbitre.sight.CentreLine`."""
@@ -129,7 +138,7 @@ class LineBatch:
 
 class _Lines(Sequence[sight.CentreLine]):
     """The centre lines of an ask's pairs, each made from the batch when first read (the
-    pairs at no window never read theirs)."""
+    pairs ruled in one pass never read theirs)."""
 
     __slots__ = ("_batch", "_made", "_pairs")
 
@@ -162,14 +171,12 @@ class _NearRows(Sequence[tuple[Near, ...]]):
     """The pieces near each pair's line (:func:`near_pieces`), each row made from its
     batch when first read."""
 
-    __slots__ = ("_made", "_n", "_where")
+    __slots__ = ("_batches", "_made", "_n", "_where")
 
     def __init__(self, n: int, batches: Sequence[NearBatch]) -> None:
         self._n = n
-        self._where: dict[int, tuple[NearBatch, int]] = {}
-        for batch in batches:
-            for j, i in enumerate(batch.rows.tolist()):
-                self._where[i] = (batch, j)
+        self._batches = batches
+        self._where: dict[int, tuple[NearBatch, int]] | None = None  # made when first read
         self._made: dict[int, tuple[Near, ...]] = {}
 
     def __len__(self) -> int:
@@ -188,7 +195,14 @@ class _NearRows(Sequence[tuple[Near, ...]]):
             raise IndexError(i)
         row = self._made.get(i)
         if row is None:
-            found = self._where.get(i)
+            where = self._where
+            if where is None:  # made whole, then kept (a reader never sees it half made)
+                where = {}
+                for batch in self._batches:
+                    for j, k in enumerate(batch.rows.tolist()):
+                        where[k] = (batch, j)
+                self._where = where
+            found = where.get(i)
             row = () if found is None else tuple(found[0].near(found[1]))
             self._made[i] = row
         return row
@@ -219,6 +233,10 @@ class PairMeasures:
     g: np.ndarray = field(default_factory=lambda: np.zeros(0, np.int64))
     batch: LineBatch | None = None
     near_batches: tuple[NearBatch, ...] = ()
+    #: The pairs by the windows opened for their lines (F5), as ``opening_groups``
+    #: makes them, and the sight index of each set of openings looked up by this ask.
+    groups: tuple[tuple[frozenset[WindowKey], np.ndarray], ...] = ()
+    indexes: dict[frozenset[WindowKey], sight.SightIndex] = field(default_factory=dict)
 
 
 def model_rows(table: Table, pairs: Sequence[tuple[str, str]]) -> tuple[np.ndarray, np.ndarray]:
@@ -254,9 +272,14 @@ def measure_pairs(
     s, g = rows if rows is not None else model_rows(table, pairs)
     opened = {a: frozenset(c.key for c in cs) for a, cs in contacts.items()}
     none: frozenset[WindowKey] = frozenset()
-    openings = tuple([opened.get(a, none) for a, _ in pairs])
-    batch = _line_batch(table, pairs, s, g, openings)
-    batches = near_batches(table, s, g, openings) if margins else []
+    if opened.keys().isdisjoint([a for a, _ in pairs]):  # no shooter at a window
+        openings: tuple[frozenset[WindowKey], ...] = (none,) * len(pairs)
+    else:
+        openings = tuple([opened.get(a, none) for a, _ in pairs])
+    groups = opening_groups(openings)
+    indexes: dict[frozenset[WindowKey], sight.SightIndex] = {}
+    batch = _line_batch(table, pairs, s, g, openings, groups=groups, indexes=indexes)
+    batches = near_batches(table, s, g, openings, groups=groups, indexes=indexes) if margins else []
     xy, _ = sight.positions(table)
     segs = np.hstack([xy[s], xy[g]])
     out_through = _through(table, pairs, segs, contacts, outgoing=True)
@@ -286,6 +309,8 @@ def measure_pairs(
         g=g,
         batch=batch,
         near_batches=tuple(batches),
+        groups=tuple(groups),
+        indexes=indexes,
     )
 
 
@@ -305,47 +330,51 @@ def _batch_joins(
     table: Table, n: int, batches: Sequence[NearBatch]
 ) -> list[tuple[tuple[tuple[str, str], float], ...]]:
     """:func:`_near_joins` of ``n`` pairs read from their near batches, in bulk: the
-    blockers within reach of each line picked at once; the lines with as many such
-    blockers taken together, every two of them (in the order of
-    ``itertools.combinations``) looked up among the gaps measured once, the first of
-    least slack kept (as ``min`` keeps it)."""
+    blockers within reach of each line picked at once, moved to the front of its row in
+    their order; every two of them (in the order of ``itertools.combinations``: the
+    positions of every two of the widest row's, those past a row's count left out) looked
+    up among the gaps measured once by kernel index
+    (:func:`arbitre.rules.frostgrave_margins.gaps_by_index`, the floats of
+    ``gaps_between``), the first of least slack kept (as ``min`` keeps it)."""
     reach = 3.0 + table.beam
     tol = table.contact_tolerance
-    out: list[tuple[tuple[tuple[str, str], float], ...]] = [() for _ in range(n)]
-    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray, tuple[str, ...]]] = []
-    size = 1
-    for batch in batches:
-        size = max(size, len(batch.ids))
-    keys: list[np.ndarray] = []
+    out: list[tuple[tuple[tuple[str, str], float], ...]] = [()] * n
+    size = len(batches[0].ids) if batches else 1
+    groups: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
     for batch in batches:
         k, d, _ = batch.listed()
-        ok = (k >= 0) & (d < reach) & ~batch.small[np.maximum(k, 0)]
+        ok = (k >= 0) & (d < reach) & ~batch.listed_small
         count = ok.sum(axis=1)
-        for c in sight.distinct(count[count > 1]).tolist():
-            rows = np.flatnonzero(count == c)
-            close = k[rows][ok[rows]].reshape(len(rows), c)
-            left, right = _every_two(c)
-            groups.append((batch.rows[rows], close[:, left], close[:, right], batch.ids))
-            keys.append((close[:, left] * size + close[:, right]).ravel())
+        many = np.flatnonzero(count > 1)
+        if not len(many):
+            continue
+        ok, k, count = ok[many], k[many], count[many]
+        c = int(count.max())
+        front = np.argsort(~ok, axis=1, kind="stable")[:, :c]  # the blockers first, in order
+        close = np.take_along_axis(k, front, axis=1)
+        left, right = _every_two(c)
+        both = right[None, :] < count[:, None]  # both of the two among the row's blockers
+        groups.append((batch.rows[many], close[:, left] * size + close[:, right], both))
     if not groups:
         return out
-    every = sight.distinct(np.concatenate(keys))
-    ids = groups[0][3]
-    named = [(ids[x // size], ids[x % size]) for x in every.tolist()]
-    gaps = gaps_between(table, named)
-    measured = [gaps[x] for x in named]
-    slack = np.abs(np.asarray(measured, np.float64) - tol)
+    ids = batches[0].ids
+    every = sight.distinct(np.concatenate([key[ok] for _, key, ok in groups]))
+    first, second = every // size, every % size
+    gaps = gaps_by_index(table, first, second)
+    slack = np.abs(gaps - tol)
     slack[~np.isfinite(slack)] = np.inf
-    for rows, left, right, _ in groups:
-        at = np.searchsorted(every, left * size + right)
-        sl = slack[at]
+    found = gaps.tolist()
+    one, two = first.tolist(), second.tolist()
+    for rows, key, ok in groups:
+        at = np.where(ok, np.searchsorted(every, key), 0)
+        sl = np.where(ok, slack[at], np.inf)
         arg = np.argmin(sl, axis=1)
-        pick = at[np.arange(len(rows)), arg]
-        for i, x, ok in zip(
-            rows.tolist(), pick.tolist(), np.isfinite(slack[pick]).tolist(), strict=True
-        ):
-            if ok:
-                out[i] = ((named[x], measured[x]),)
+        line = np.arange(len(rows))
+        pick = at[line, arg].tolist()
+        fine = np.isfinite(sl[line, arg]).tolist()
+        for i, x, keep in zip(rows.tolist(), pick, fine, strict=True):
+            if keep:
+                out[i] = (((ids[one[x]], ids[two[x]]), found[x]),)
     return out
 
 
@@ -410,22 +439,39 @@ def _line_batch(
     s: np.ndarray,
     g: np.ndarray,
     openings: Sequence[frozenset[WindowKey]],
+    *,
+    groups: Sequence[tuple[frozenset[WindowKey], np.ndarray]] | None = None,
+    indexes: dict[frozenset[WindowKey], sight.SightIndex] | None = None,
 ) -> LineBatch:
     """S1 for each pair, traced with its shooter's windows opened (F5): one batch per
-    set of openings, gathered in pair order."""
+    set of openings (``groups``: ``opening_groups`` of ``openings`` if made already;
+    ``indexes``: the ask's indexes so far), gathered in pair order."""
     n = len(pairs)
-    groups: dict[frozenset[WindowKey], list[int]] = {}
-    for i, o in enumerate(openings):
-        groups.setdefault(o, []).append(i)
+    kept = {} if indexes is None else indexes
     parts = []
     counts = np.zeros(n, np.int64)
-    for key in sorted(groups, key=sorted):
-        rows = np.asarray(groups[key], np.int64)
-        ix = sight.sight_index(table, openings=key)
+    ix: sight.SightIndex | None = None
+    for key, rows in opening_groups(openings) if groups is None else groups:
+        ix = index_for(table, key, kept)
         batch = sight.centre_line_batch(table, s[rows], g[rows], index=ix)
         via = batch.via if batch.via is not None else np.full(len(batch.piece), -1)
         counts[rows] = np.diff(batch.offsets)
         parts.append((rows, batch, via))
+    ids = ix.ids if ix is not None else sight.sight_index(table).ids
+    if len(parts) == 1 and len(parts[0][0]) == n:  # every pair in one batch, in order
+        _, batch, via = parts[0]
+        offsets = np.asarray(batch.offsets, np.int64)
+        piece = np.asarray(batch.piece, np.int64)
+        return LineBatch(
+            ids=ids,
+            n_terrain=len(table.terrain),
+            offsets=offsets.tolist(),
+            piece=piece.tolist(),
+            t=batch.t.tolist(),
+            via=via.tolist(),
+            offsets_array=offsets,
+            piece_array=piece,
+        )
     offsets = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
     total = int(offsets[-1])
     piece = np.empty(total, np.int64)
@@ -438,12 +484,14 @@ def _line_batch(
         tt[dest] = batch.t
         vv[dest] = via
     return LineBatch(
-        ids=(*(t.id for t in table.terrain), *(m.id for m in table.models)),
+        ids=ids,
         n_terrain=len(table.terrain),
         offsets=offsets.tolist(),
         piece=piece.tolist(),
         t=tt.tolist(),
         via=vv.tolist(),
+        offsets_array=offsets,
+        piece_array=piece,
     )
 
 
@@ -462,9 +510,9 @@ def _through(
     rows: list[int] = []
     cs: list[WindowContact] = []
     geoms = []
-    if not contacts:
-        return ((),) * len(pairs)
     end = 0 if outgoing else 1
+    if not contacts or contacts.keys().isdisjoint([p[end] for p in pairs]):
+        return ((),) * len(pairs)
     for i in [i for i, p in enumerate(pairs) if p[end] in contacts]:
         a, b = pairs[i]
         for c in contacts[a if outgoing else b]:
@@ -487,8 +535,10 @@ def _through(
     for j, i in enumerate(rows):
         hit = crosses(float(dist[j]), float(depth[j]), half, grazing)
         found.setdefault(i, []).append(Through(cs[j], hit, float(dist[j]), float(slack[j])))
-    none: tuple[Through, ...] = ()
-    return tuple([tuple(found[i]) if i in found else none for i in range(len(pairs))])
+    out: list[tuple[Through, ...]] = [()] * len(pairs)
+    for i, tests in found.items():
+        out[i] = tuple(tests)
+    return tuple(out)
 
 
 def _small_contacts_of(
@@ -496,15 +546,14 @@ def _small_contacts_of(
 ) -> tuple[dict[tuple[str, str], bool], dict[tuple[str, str], float]]:
     """:func:`_small_contacts` of the lines of ``batch`` (targets ``g``), the pairs of a
     target and a small piece crossed found in bulk."""
-    piece = np.asarray(batch.piece, np.int64)
-    counts: np.ndarray = np.diff(np.asarray(batch.offsets, np.int64))
-    target = np.repeat(g, counts)
+    piece = batch.piece_array
+    target = np.repeat(g, np.diff(batch.offsets_array))
     flags = np.asarray([i in small for i in batch.ids[: batch.n_terrain]], np.bool_)
     hit = piece < batch.n_terrain
     hit[hit] = flags[piece[hit]]
     keys = sight.distinct(target[hit] * len(batch.ids) + piece[hit]).tolist()
-    models = [m.id for m in table.models]
     ids = batch.ids
+    models = ids[batch.n_terrain :]
     crossed = sorted({(models[x // len(ids)], ids[x % len(ids)]) for x in keys})
     return _contacts_of(table, crossed)
 
@@ -542,14 +591,10 @@ def _contacts_of(
     for m, p in crossed:
         model = table.model(m)
         keys.append((model.at.x, model.at.y, model.base.radius, p))
-    where = (table.terrain, float(table.contact_tolerance))
     with _TOUCH_LOCK:
-        known = _TOUCH.pop(where, None)
-        if known is None:
-            known = {}
-        _TOUCH[where] = known  # the most recent last
-        while len(_TOUCH) > _TOUCH_TERRAINS:
-            del _TOUCH[next(iter(_TOUCH))]
+        known = terrain_store(
+            _TOUCH, table.terrain, float(table.contact_tolerance), _TOUCH_TERRAINS
+        )
         found = [known.get(k) for k in keys]
     missing = [i for i, f in enumerate(found) if f is None]
     if missing:

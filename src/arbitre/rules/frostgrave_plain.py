@@ -1,16 +1,21 @@
-"""Frostgrave pairs away from every window, ruled in one pass (issue 16).
+"""Frostgrave pairs away from the windows, ruled in one pass (issue 16).
 
 Most pairs of a table have neither their shooter nor their target at a window: no window
 opens for their lines (F5), none lets the target be shot through it (F6), and a wall
-crossing blocks as any large piece does (F7). Their ruling is then the crossings of the
-centre line read in order (F2-F4, F8) with the G5 words, and a margin (G8) of the beam
-tests, the window contacts of both ends, the F4 contacts and the G4 joins near the line.
+crossing blocks as any large piece does (F7). So do the pairs whose target stands at a
+window but whose centre line does not come in through that window's side of the wall:
+F6 does not apply, and only that side test (G5) and the target's other windows weigh in
+its margin. Their ruling is then the crossings of the centre line read in order (F2-F4,
+F8) with the G5 words, and a margin (G8) of the beam tests, the window contacts of both
+ends (the target's window side tests instead, at a window), the F4 contacts and the G4
+joins near the line.
 
 :func:`rule_plain` rules those pairs as :func:`arbitre.rules.frostgrave_pair.rule_pair`
 and ``frostgrave._ruling`` do, reason for reason and test for test, but in one loop with
 what every pair shares made once: the reasons of each piece and each model, their
 :func:`arbitre.rules.frostgrave.because` words, each model's nearest window contact, the
-words of the beam. The pairs at a window go the general way.
+words of the beam; the F1, F2 and F8 reasons of a pair are values of its ids and the
+pieces crossed, kept from one ask to the next. The other pairs go the general way.
 """
 
 from __future__ import annotations
@@ -32,6 +37,7 @@ from arbitre.rules.frostgrave_make import (
 )
 from arbitre.rules.frostgrave_margins import REACH
 from arbitre.rules.frostgrave_pair import PairMeasures, _base_reason, _large_reason
+from arbitre.rules.frostgrave_windows import WindowKey
 from arbitre.rules.ruling import LosRuling, Margin, Reason
 from arbitre.rules.small_terrain import piece_bonus
 from arbitre.table import Table, Terrain
@@ -71,19 +77,66 @@ def _bonus_words(target: str, piece: str, touches: bool, baseless: bool) -> tupl
     return gained, r, f"{r.rule} {piece}"
 
 
+@lru_cache(maxsize=1024)
+def _f8_reason(model: str) -> Reason:
+    """F8: a model without a base stands for its centre: a value of its id alone."""
+    return Reason("F8", (model,), Text(_F8, (("model", model),)))
+
+
+@lru_cache(maxsize=8192)
+def _through_reason(shooter: str, target: str, crossed: tuple[str, ...]) -> Reason:
+    """F1: the centre line's words (what it passes through, ``crossed`` in order): a
+    value of its arguments alone, kept for the next asks (a model dragged leaves most
+    lines crossing what they crossed)."""
+    who = (("shooter", shooter), ("target", target))
+    if crossed:
+        crossing = ("crossed", make_join(crossed, ", ", ""))
+        words = make_text(_THROUGH, (*who, crossing), None, None)
+    else:
+        words = make_text(_NOTHING, who, None, None)
+    return make_reason("F1", (shooter, target), words)
+
+
+@lru_cache(maxsize=8192)
+def _unseen_reason(shooter: str, target: str, blockers: tuple[str, ...]) -> Reason:
+    """F2: the target not visible, ``blockers`` in the way: a value of its arguments
+    alone, kept for the next asks."""
+    seen = make_text(_NOT_SEEN, (("target", target), ("shooter", shooter)), None, None)
+    return make_reason("F2", blockers, seen)
+
+
+@lru_cache(maxsize=8192)
+def _clear_reason(shooter: str, target: str) -> Reason:
+    """F1: the centre line clear: a value of its arguments alone, kept for the next asks."""
+    return make_reason("F1", (shooter, target), _CLEAR)
+
+
 def plain_rows(m: PairMeasures) -> list[int]:
-    """The pairs of ``m`` whose shooter and target stand at no window (F5, F6)."""
+    """The pairs of ``m`` whose shooter stands at no window (F5) and whose centre line
+    does not come in through the side of a wall where the target stands at a window
+    (F6): their target, at a window or not, is ruled by the centre line alone."""
     at = m.contacts
     if not at:
         return list(range(len(m.pairs)))
-    return [i for i, (a, b) in enumerate(m.pairs) if a not in at and b not in at]
+    ins = m.in_through
+    return [
+        i
+        for i, (a, b) in enumerate(m.pairs)
+        if a not in at and (b not in at or not any(t.crossed for t in ins[i]))
+    ]
 
 
-def _least_window(m: PairMeasures, who: str, tol: float) -> tuple[float, str] | None:
+def _least_window(
+    m: PairMeasures, who: str, tol: float, skip: frozenset[WindowKey] = frozenset()
+) -> tuple[float, str] | None:
     """G8: the window contact test of ``who`` with the least slack (the first of equals),
-    as the margin weighs them one by one; None when it has none of finite slack."""
+    as the margin weighs them one by one; None when it has none of finite slack. The
+    windows ``skip`` are left out: those ``who`` stands at as a target whose centre line
+    does not come in through their side of the wall (only that side test decides)."""
     best: tuple[float, str] | None = None
     for w in m.window_gaps.get(who, ()):
+        if skip and (w.wall, w.index) in skip:
+            continue
         value = abs(float(w.gap - tol))
         if math.isfinite(value) and (best is None or value < best[0]):
             best = (value, f"window contact {who}-{w.wall}")
@@ -103,24 +156,27 @@ def _beam_and_words(
     assert batch is not None
     least = np.full((2, n), np.inf)
     piece_of = np.full((2, n), -1, np.int64)
-    piece = np.asarray(batch.piece, np.int64)
-    counts: np.ndarray = np.diff(np.asarray(batch.offsets, np.int64))
-    pair_of = np.repeat(np.arange(n), counts)
+    piece = batch.piece_array
+    pair_of = np.repeat(np.arange(n), np.diff(batch.offsets_array))
     dist = np.full(len(piece), np.nan)
     for nb in m.near_batches:
         k, d, sl = nb.listed()
         value = np.abs(sl)
         value[np.isnan(value) | (k < 0)] = np.inf
         every_row = np.arange(len(value))
-        for c, v in enumerate((value, np.where(nb.small[np.maximum(k, 0)], np.inf, value))):
+        for c, v in enumerate((value, np.where(nb.listed_small, np.inf, value))):
             arg = np.argmin(v, axis=1)
             least[c, nb.rows] = v[every_row, arg]
             piece_of[c, nb.rows] = k[every_row, arg]
-        pos = np.full(n, -1, np.int64)
-        pos[nb.rows] = np.arange(len(nb.rows))
-        here = np.flatnonzero(pos[pair_of] >= 0)
-        if len(here):
+        if len(nb.rows) == n:  # every pair in this batch, in order
+            here = np.arange(len(piece))
+            row = pair_of
+        else:
+            pos = np.full(n, -1, np.int64)
+            pos[nb.rows] = np.arange(len(nb.rows))
+            here = np.flatnonzero(pos[pair_of] >= 0)
             row = pos[pair_of[here]]
+        if len(here):
             hit = k[row] == piece[here, None]
             col = np.argmax(hit, axis=1)
             found = hit[np.arange(len(here)), col]
@@ -143,7 +199,7 @@ def rule_plain(
     margins: bool,
     fraction_reason: Callable[[str, str, float], Reason] | None,
 ) -> list[LosRuling]:
-    """The rulings of pairs ``rows`` of ``m`` (each at no window, :func:`plain_rows`),
+    """The rulings of pairs ``rows`` of ``m`` (each one of :func:`plain_rows`),
     ``shares[j]`` the S2 share of ``rows[j]`` (F9), ``fraction_reason`` its F9 reason
     when the option asks for it: the same rulings as the general way, made in one loop."""
     known = m.facts
@@ -161,59 +217,46 @@ def rule_plain(
     role = [1 if p in small else 2 for p in ids[:nt]] + [0] * (len(ids) - nt)
     nothing: tuple[list[float], list[int]] = ([], [])
     every_beam, large_beam, dists = _beam_and_words(m) if margins else (nothing, nothing, [])
-    f8 = {who: Reason("F8", (who,), Text(_F8, (("model", who),))) for who in baseless}
     # each reason a crossing gives, with its words in ``because`` (the pieces crossed are
     # never the pair's own ends, the F4 target aside: ``because`` leaves it out)
-    bases: dict[tuple[int, int], tuple[Reason, str]] = {}
     larges: dict[int, tuple[Reason, str]] = {}
     bonuses: dict[tuple[str, int, bool], tuple[int, Reason, str]] = {}
-    # the words' parameters every pair of a model, or every crossing of a piece, shares
-    shooter_of: dict[str, tuple[str, str]] = {}
-    target_of: dict[str, tuple[str, str]] = {}
-    piece_of = [("piece", p) for p in ids]
+    through, unseen, clear = _through_reason, _unseen_reason, _clear_reason
     beam_of = ("beam", beam_words)
-    windows: dict[str, tuple[float, str] | None] = {}
+    # G8: each end's window contact of least slack (none for a model far from windows)
+    windows = {who: _least_window(m, who, tol) for who in m.window_gaps} if margins else {}
+    # the same for a target at a window: its windows' side tests instead (F6)
+    targets = {
+        b: _least_window(m, b, tol, frozenset(c.key for c in cs))
+        for b, cs in m.contacts.items()
+        if margins
+    }
+    pairs, ins, joins = m.pairs, m.in_through, m.joins
+    names = [ids[k] for k in pieces]  # each crossing's piece
     out: list[LosRuling] = []
     for i, share in zip(rows, shares, strict=True):
-        a, b = m.pairs[i]
+        a, b = pairs[i]
         lo, hi = offsets[i], offsets[i + 1]
         ks = pieces[lo:hi]
         said_f8 = a in baseless or b in baseless
         reasons: list[Reason] = []
         if said_f8:
             if a in baseless:
-                reasons.append(f8[a])
+                reasons.append(_f8_reason(a))
             if b in baseless:
-                reasons.append(f8[b])
+                reasons.append(_f8_reason(b))
         words_of = ["F8"] if said_f8 else []
         blockers: list[str] = []
         cover_pieces: list[str] = []
         cover = 0
-        shooter = shooter_of.get(a)
-        if shooter is None:
-            shooter = shooter_of[a] = ("shooter", a)
-        target = target_of.get(b)
-        if target is None:
-            target = target_of[b] = ("target", b)
-        crossed = tuple([ids[k] for k in ks])
-        if crossed:
-            crossing = ("crossed", make_join(crossed, ", ", ""))
-            words = make_text(_THROUGH, (shooter, target, crossing), None, None)
-        else:
-            words = make_text(_NOTHING, (shooter, target), None, None)
-        reasons.append(make_reason("F1", (a, b), words))
+        reasons.append(through(a, b, tuple(names[lo:hi])))
         for c, k in enumerate(ks):
             kind = role[k]
-            if kind == 0:
+            if kind == 0:  # seldom the same base twice an ask: found among those kept
                 v = vias[lo + c]
-                found = bases.get((k, v))
-                if found is None:
-                    piece = ids[k]
-                    found = bases[(k, v)] = _base_words(
-                        piece, None if v < 0 else ids[v], piece in baseless
-                    )
-                reason, part = found
-                blockers.append(reason.ids[0])
+                piece = ids[k]
+                reason, part = _base_words(piece, None if v < 0 else ids[v], piece in baseless)
+                blockers.append(piece)
             elif kind == 1:
                 key = (b, k, touch.get((b, ids[k]), False))
                 made = bonuses.get(key)
@@ -234,28 +277,32 @@ def rule_plain(
                 d = dists[lo + c]
                 if d == d:  # not nan: the beam touches a piece the line misses (G5)
                     length = ("gap", make_length(d, unit, unit_mm))
-                    text = make_text(_BEAM, (length, piece_of[k], beam_of), None, None)
+                    text = make_text(_BEAM, (length, ("piece", ids[k]), beam_of), None, None)
                     reasons.append(make_reason("G5", (ids[k],), text))
         visible = not blockers
         if not visible:  # cover means nothing for a target that cannot be seen
             if cover_pieces:
                 reasons = [r for r in reasons if r.rule != "F3" and r.rule != "F4"]
                 words_of = [w for w in words_of if w[:3] != "F3 " and w[:3] != "F4 "]
-            seen = make_text(_NOT_SEEN, (target, shooter), None, None)
-            reasons.append(make_reason("F2", tuple(blockers), seen))
+            reasons.append(unseen(a, b, tuple(blockers)))
         elif not cover_pieces and not ks:
-            reasons.append(make_reason("F1", (a, b), _CLEAR))
+            reasons.append(clear(a, b))
         if fraction_reason is not None:
             reasons.append(fraction_reason(a, b, share))
         margin = _NO_MARGIN
         if margins:
             best, name, arg = REACH, "beam", None  # the tests in the general way's order
-            for who in (a, b):
-                if who not in windows:
-                    windows[who] = _least_window(m, who, tol)
-                w = windows[who]
+            if windows:
+                w = windows.get(a)
                 if w is not None and w[0] < best:
                     best, name = w
+                w = targets[b] if b in targets else windows.get(b)
+                if w is not None and w[0] < best:
+                    best, name = w
+            for t in ins[i]:  # the target's windows, missed (F6)
+                value = abs(float(t.slack))
+                if value < best:  # a nan is never less
+                    best, name = value, f"beam {t.contact.wall} beside window"
             slacks, near = every_beam if visible else large_beam
             if slacks[i] < best:  # an infinite slack (no piece) never is
                 best, name = slacks[i], "beam " + ids[near[i]]
@@ -266,7 +313,7 @@ def rule_plain(
                         value = abs(float(g - tol))
                         if value < best:  # a nan is never less
                             best, name, arg = value, "contact {}-{}", (b, piece)
-            for pq, gap in m.joins[i]:
+            for pq, gap in joins[i]:
                 value = abs(float(gap - tol))
                 if value < best:
                     best, name, arg = value, "contact {}-{}", pq
@@ -281,11 +328,13 @@ def rule_plain(
                 cover if visible else 0,
                 tuple(reasons),
                 round(share, 6),
-                tuple(dict.fromkeys(blockers)),
+                tuple(blockers) if len(blockers) < 2 else tuple(dict.fromkeys(blockers)),
                 tuple(dict.fromkeys(cover_pieces)) if visible else (),
                 None,  # witness
                 (),  # refusals
-                ", ".join(dict.fromkeys(words_of)) if words_of else "clear",
+                (", ".join(dict.fromkeys(words_of)) if len(words_of) > 1 else words_of[0])
+                if words_of
+                else "clear",
                 margin,
             )
         )

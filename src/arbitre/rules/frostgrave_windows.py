@@ -17,6 +17,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any, TypeVar
 
 import numpy as np
 import shapely
@@ -81,9 +82,9 @@ def window_gaps(
         return []
     windows, which, near, gaps = _window_gaps(table, xy, radii, rows, within)
     keep = gaps <= within
-    ids = [m.id for m in table.models]
+    held = table.models
     return [
-        WindowGap(ids[i], windows[w][0], windows[w][1], gap)
+        WindowGap(held[i].id, windows[w][0], windows[w][1], gap)
         for w, i, gap in zip(
             which[keep].tolist(), near[keep].tolist(), gaps[keep].tolist(), strict=True
         )
@@ -98,21 +99,50 @@ def _window_gaps(
     the windows' positions, the models' indices, the gaps. A base may come that near
     when its centre lies within its radius and ``within`` (and a mm) of the window's
     bounding box (a farther centre is farther from the window too)."""
-    windows = walls_windows(table)
+    windows, shapes, bounds = _windows_of(table)
     if not windows or not len(rows):
         z = np.zeros(0, np.int64)
         return windows, z, z, np.zeros(0)
-    shapes = [window_slice(fp, k) for _, k, fp in windows]
-    bounds = shapely.bounds(np.asarray(shapes, dtype=object))
-    reach = radii[rows] + within + 1.0
-    x, y = xy[rows, 0], xy[rows, 1]
+    which, j = np.nonzero(_near_boxes(bounds, xy[rows], radii[rows], within))
+    near = rows[j]
+    gaps = np.asarray(shapely.distance(shapely.points(xy[near]), shapes[which])) - radii[near]
+    return windows, which, near, gaps
+
+
+def _near_boxes(bounds: np.ndarray, xy: np.ndarray, radii: np.ndarray, within: float) -> np.ndarray:
+    """Window by base: whether the base's centre lies within its radius and ``within``
+    (and a mm) of the window's bounding box (a farther base is farther from the window)."""
+    reach = radii + within + 1.0
+    x, y = xy[:, 0], xy[:, 1]
     dx = np.maximum(np.maximum(bounds[:, None, 0] - x, x - bounds[:, None, 2]), 0.0)
     dy = np.maximum(np.maximum(bounds[:, None, 1] - y, y - bounds[:, None, 3]), 0.0)
-    which, j = np.nonzero((dx <= reach) & (dy <= reach))
-    near = rows[j]
-    geoms = np.asarray(shapes, dtype=object)[which]
-    gaps = np.asarray(shapely.distance(shapely.points(xy[near]), geoms)) - radii[near]
-    return windows, which, near, gaps
+    near: np.ndarray = (dx <= reach) & (dy <= reach)
+    return near
+
+
+#: Each terrain tuple's windows (:func:`walls_windows`), their parts of the walls and
+#: those parts' bounding boxes, by identity (the pieces do not move when models do).
+_WINDOWS: dict[
+    int, tuple[tuple[Terrain, ...], list[tuple[str, int, WallFootprint]], np.ndarray, np.ndarray]
+] = {}
+
+
+def _windows_of(
+    table: Table,
+) -> tuple[list[tuple[str, int, WallFootprint]], np.ndarray, np.ndarray]:
+    """:func:`walls_windows`, each window's part of its wall (:func:`window_slice`) and
+    the bounding boxes of those parts, made once per terrain."""
+    terrain = table.terrain
+    hit = _WINDOWS.get(id(terrain))
+    if hit is not None and hit[0] is terrain:
+        return hit[1], hit[2], hit[3]
+    windows = walls_windows(table)
+    shapes = np.asarray([window_slice(fp, k) for _, k, fp in windows], dtype=object)
+    bounds = shapely.bounds(shapes) if len(shapes) else np.zeros((0, 4))
+    if len(_WINDOWS) >= 16:
+        _WINDOWS.pop(next(iter(_WINDOWS)))
+    _WINDOWS[id(terrain)] = (terrain, windows, shapes, bounds)  # the tuple held: its id unique
+    return windows, shapes, bounds
 
 
 #: The window contacts of the bases seen lately, by terrain and contact tolerance, then
@@ -127,6 +157,32 @@ _CONTACTS_BASES = 10_000
 _CONTACTS_LOCK = threading.Lock()
 
 
+_V = TypeVar("_V")
+
+
+def terrain_store(
+    kept: dict[tuple[tuple[Terrain, ...], float], dict[_V, Any]],
+    terrain: tuple[Terrain, ...],
+    tol: float,
+    most: int,
+) -> dict[_V, Any]:
+    """The entry of ``kept`` (a store by terrain and contact tolerance, the most recent
+    last, at most ``most``) for ``terrain`` and ``tol``, made empty if missing, moved
+    last. Called with the store's lock held. The last entry is found by identity first:
+    a terrain tuple hashes each of its pieces."""
+    if kept:
+        (last_terrain, last_tol), last = next(reversed(kept.items()))
+        if last_terrain is terrain and last_tol == tol:
+            return last
+    known = kept.pop((terrain, tol), None)
+    if known is None:
+        known = {}
+    kept[(terrain, tol)] = known  # the most recent last
+    while len(kept) > most:
+        del kept[next(iter(kept))]
+    return known
+
+
 def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     """For each model touching a wall at a window (G4 contact with the window's part of
     the wall, :func:`arbitre.sight.in_contact`), the windows it stands at. The bases
@@ -135,24 +191,29 @@ def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     if not len(xy):
         return {}
     tol = table.contact_tolerance
+    windows, _, bounds = _windows_of(table)
+    if not windows:
+        return {}
+    # only a base near some window's box may touch it (the measure's own first test)
+    close = np.flatnonzero(_near_boxes(bounds, xy, radii, tol).any(axis=0))
+    if not len(close):
+        return {}
+    xy, radii = xy[close], radii[close]
+    models = [table.models[i] for i in close.tolist()]
     bases = [(x, y, r) for (x, y), r in zip(xy.tolist(), radii.tolist(), strict=True)]
     with _CONTACTS_LOCK:
-        known = _CONTACTS.pop((table.terrain, tol), None)
-        if known is None:
-            known = {}
-        _CONTACTS[(table.terrain, tol)] = known  # the most recent last
-        while len(_CONTACTS) > _CONTACTS_TERRAINS:
-            del _CONTACTS[next(iter(_CONTACTS))]
+        known = terrain_store(_CONTACTS, table.terrain, tol, _CONTACTS_TERRAINS)
         found = [known.get(b) for b in bases]
     missing = [i for i, f in enumerate(found) if f is None]
     if missing:
-        measured = _measure_contacts(table, xy, radii, np.asarray(missing, np.int64), tol)
+        rows = close[missing]
+        measured = _measure_contacts(table, *sight.positions(table), rows, tol)
         with _CONTACTS_LOCK:
-            for i in missing:
-                found[i] = known[bases[i]] = measured.get(i, ())
+            for i, row in zip(missing, rows.tolist(), strict=True):
+                found[i] = known[bases[i]] = measured.get(row, ())
             trim(known, _CONTACTS_BASES)
     out: dict[str, tuple[WindowContact, ...]] = {}
-    for model, at in zip(table.models, found, strict=True):
+    for model, at in zip(models, found, strict=True):
         if at:
             out[model.id] = tuple(WindowContact(model.id, *c) for c in at)
     return out
