@@ -16,7 +16,7 @@ of shooters and scaled (said in the output). Breath ``--best`` and places ``move
 their own benchmarks (``bench_breath.py``, ``bench_places.py``).
 
 Usage: ``python bench/bench_targets.py [--models 200] [--repeats 11] [--every-repeats 3]
-[--budget 30]``.
+[--budget 30] [--only TEXT]``.
 """
 
 from __future__ import annotations
@@ -88,6 +88,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=11)
     parser.add_argument("--every-repeats", type=int, default=3)
     parser.add_argument("--budget", type=float, default=30.0)
+    parser.add_argument("--only", help="run only the rows whose question holds this text")
     args = parser.parse_args()
     warm = random_table(0, models=30, terrain=20)
     for rules in ("frostgrave", "darkage", "mordheim"):
@@ -115,6 +116,8 @@ def main() -> None:
     )
     print(head)
     for name, target, run, pairs in rows:
+        if args.only and args.only not in name:
+            continue
         note = ""
         if name == "mordheim targets, every shooter":
             # every shooter is new to the run: no untimed run first (the table's sight
