@@ -26,7 +26,7 @@ from arbitre.rules.frostgrave_margins import gaps_between, near_pieces
 from arbitre.rules.frostgrave_pair import _near_joins, _Smallest, measure_pairs
 from arbitre.rules.frostgrave_windows import walls_windows, window_gaps, window_slice
 from arbitre.rules.ruling import Margin
-from arbitre.table import Table
+from arbitre.table import Point, Table
 from arbitre.testing import random_table
 
 
@@ -169,3 +169,24 @@ def test_sight_index_has_one_key_whatever_the_call() -> None:
     if walls:
         assert sight.sight_index(table, walls) is not ix
         assert sight.sight_index(table, solid=walls) is sight.sight_index(table, walls)
+
+
+def test_sight_index_is_found_by_content_and_its_key_hashes_as_its_fields() -> None:
+    """A renamed table finds the index an equal table built; a model moved, a beam or a
+    tolerance changed does not; the key's hash, made once, is the hash of its fields."""
+    table = _table(1)
+    ix = sight.sight_index(table)
+    assert sight.sight_index(replace(table, name="renamed")) is ix
+    first = table.models[0]
+    moved = replace(first, at=Point(first.at.x + 0.5, first.at.y))
+    other = replace(table, models=(moved, *table.models[1:]))
+    assert sight.sight_index(other) is not ix
+    assert sight.sight_index(replace(table, beam=table.beam + 1.0)) is not ix
+    key = sight._index_key(table, frozenset(), frozenset(), 0.0)
+    fields = (
+        key.terrain, key.ids, key.bases, key.tolerance, key.beam, key.solid, key.openings,
+        key.erode,
+    )  # fmt: skip
+    assert hash(key) == hash(fields)
+    assert key == sight._index_key(replace(table, name="x"), frozenset(), frozenset(), 0.0)
+    assert hash(key) != hash(sight._index_key(other, frozenset(), frozenset(), 0.0))

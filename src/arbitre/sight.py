@@ -738,6 +738,16 @@ class _IndexKey:
     solid: frozenset[str]
     openings: frozenset[tuple[str, int]]
     erode: float
+    #: The hash of the fields above, made once (a lookup hashes its key twice: popped,
+    #: then put back last; the terrain alone hashes every piece).
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        every = (self.terrain, self.ids, self.bases, self.tolerance, self.beam)
+        object.__setattr__(self, "_hash", hash((*every, self.solid, self.openings, self.erode)))
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 def _index_key(

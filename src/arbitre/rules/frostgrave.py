@@ -136,16 +136,15 @@ def _rulings(
     if not pairs:
         return []
     close = shared_options(table).close_call
-    # measured with the collector running: the first ask of a process loads the kernels
-    # here (numba's modules, ~100,000 objects), which paused would all be young at once
+    # called directly (not through ``ask``, which holds the collector off around the
+    # whole question), measured with the collector running: the first call of a process
+    # loads the kernels here (numba's modules, ~100,000 objects)
     m = measure_pairs(table, pairs, margins=margins, rows=rows)
     shares = np.full(len(pairs), np.nan)
     if fractions:
         shares = _fractions(table, pairs, m)
     every = shares.tolist()
-    # the collector paused: only objects of the rulings are made meanwhile (not the
-    # kernels' first load: a pass over them all, then again in the next generation,
-    # would pause a later ask for ~60 ms each)
+    # the collector paused: only objects of the rulings are made meanwhile
     with collector.paused():
         out: list[LosRuling | None] = [None] * len(pairs)
         plains = plain_rows(m) if plain else []
