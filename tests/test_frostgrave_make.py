@@ -5,6 +5,7 @@ faithfully is refused."""
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -69,3 +70,54 @@ def test_a_field_named_like_the_makers_own_locals_is_made_right() -> None:
     made = mk.maker(Clash)(1.5, "n", 3, (4,))
     assert made == Clash(1.5, "n", 3, (4,))
     assert made.x == 1.5 and made.set_x == (4,)
+
+
+def test_a_replacer_makes_what_dataclasses_replace_makes() -> None:
+    """The Mordheim answers' replacers on real values (every target of the example, its
+    sights), then a class it cannot make and fields it does not have are refused."""
+    from arbitre import ask
+    from arbitre.rules.mordheim import sight
+    from arbitre.rules.mordheim.margins import Slack
+    from arbitre.rules.mordheim.target import _done
+    from arbitre.rules.mordheim.values import TargetRuling
+    from arbitre.scenario import load
+
+    table = load(Path(__file__).resolve().parents[1] / "examples" / "mordheim-merchant-square.yaml")
+    ruling = ask(table, "targets", shooter="captain").ruling
+    assert ruling.targets
+    for t in ruling.targets:
+        changed = (
+            not t.legal,
+            not t.closest,
+            t.reasons[::-1],
+            t.refusals,
+            (),
+            Margin(2.0, "x", False),
+        )
+        made = _done(t, *changed)
+        want = dataclasses.replace(
+            t, legal=changed[0], closest=changed[1], reasons=changed[2], refusals=changed[3],
+            deciding=changed[4], margin=changed[5],
+        )  # fmt: skip
+        assert type(made) is TargetRuling
+        assert made == want
+        assert all(getattr(made, f.name) is getattr(want, f.name) for f in dataclasses.fields(want))
+    for f in sight.measure(table, [("captain", t.target) for t in ruling.targets]):
+        by, cover_by = Slack(1.0, "beam a"), Slack(2.0, "beam b")
+        assert sight._with_margins(f, by, cover_by) == dataclasses.replace(
+            f, seen_margin=by, cover_margin=cover_by
+        )
+    with pytest.raises(TypeError):
+        mk.replacer(TargetRuling, ("legal", "nothing"))
+    with pytest.raises(TypeError):
+        mk.replacer(TargetRuling, ("legal", "legal"))
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Checked:
+        x: int
+
+        def __post_init__(self) -> None:
+            pass
+
+    with pytest.raises(TypeError):
+        mk.replacer(Checked, ("x",))

@@ -40,6 +40,21 @@ def maker(cls: type[T]) -> Callable[..., T]:
     return made
 
 
+def replacer(cls: type[T], changed: tuple[str, ...]) -> Callable[..., T]:
+    """A function ``(old, *values)`` that makes ``dataclasses.replace(old, **dict(zip(
+    changed, values)))`` for ``old`` a ``cls`` (as :func:`maker`: a frozen, slotted
+    dataclass with no ``__post_init__``), the other fields read from ``old``."""
+    make = maker(cls)
+    names = [f.name for f in dataclasses.fields(cls)]  # type: ignore[arg-type]
+    if not set(changed) <= set(names) or len(set(changed)) != len(changed):
+        raise TypeError(f"{cls.__name__}: {changed} are not distinct fields")
+    args = ", ".join(n if n in changed else f"__m_old.{n}" for n in names)
+    scope: dict[str, Any] = {"__m_make": make}
+    exec(f"def put(__m_old, {', '.join(changed)}):\n    return __m_make({args})\n", scope)
+    made: Callable[..., T] = scope["put"]
+    return made
+
+
 #: The makers of the values every plain pair's ruling is made of.
 make_ruling = maker(LosRuling)
 make_reason = maker(Reason)

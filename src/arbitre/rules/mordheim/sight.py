@@ -17,7 +17,7 @@ the M8 share too.
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
@@ -28,6 +28,7 @@ from arbitre import sight, sight_rows
 from arbitre.errors import RulesError
 from arbitre.geometry import WallFootprint
 from arbitre.i18n import N_, T_, Num, Text, join, semicolons
+from arbitre.rules.frostgrave_make import replacer
 from arbitre.rules.mordheim import kept, margins
 from arbitre.rules.mordheim.margins import NO_SLACK, Slack
 from arbitre.rules.mordheim.values import MordheimOptions
@@ -103,6 +104,11 @@ class PairSight:
         )
 
 
+#: ``replace(f, seen_margin=..., cover_margin=...)`` of a :class:`PairSight` ``f``, made
+#: faster (:func:`arbitre.rules.frostgrave_make.replacer`).
+_with_margins = replacer(PairSight, ("seen_margin", "cover_margin"))
+
+
 def open_index(table: Table, windows: Windows) -> sight.SightIndex:
     """The sight index of the M rules: every window open (M12, ``windows: open``), or
     every wall whole (``windows: closed``)."""
@@ -167,7 +173,7 @@ class Measured:
             return list(self.sights)
         slack = self.slacks(caps)
         return [
-            replace(f, seen_margin=seen_by, cover_margin=cover_by)
+            _with_margins(f, seen_by, cover_by)
             for f, (seen_by, cover_by) in zip(self.sights, slack, strict=True)
         ]
 
