@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from arbitre.bounded import trim
+from arbitre.bounded import entry, trim
 
 
 def test_trim_keeps_the_newest_entries_in_order() -> None:
@@ -34,3 +34,22 @@ def test_trim_leaves_a_small_store_alone() -> None:
     assert list(store) == ["a", "b"]
     trim(store, 1)
     assert store == {"b": 2}
+
+
+def test_entry_keeps_stores_by_key_the_most_recent_last() -> None:
+    """:func:`entry` gives the same store for an equal key (found last without hashing,
+    or among the others), a new empty one for a new key, and keeps at most ``most``."""
+    stores: dict[tuple[tuple[int, ...], float], dict[str, int]] = {}
+    terrain = (1, 2, 3)
+    first = entry(stores, (terrain, 0.5), 2)
+    first["a"] = 1
+    assert entry(stores, (terrain, 0.5), 2) is first
+    assert entry(stores, ((1, 2, 3), 0.5), 2) is first  # equal parts, other objects
+    other = entry(stores, (terrain, 1.0), 2)
+    assert other == {} and other is not first
+    assert list(stores) == [(terrain, 0.5), (terrain, 1.0)]
+    assert entry(stores, (terrain, 0.5), 2) is first  # found among the others, moved last
+    assert list(stores) == [(terrain, 1.0), (terrain, 0.5)]
+    entry(stores, ((4,), 0.5), 2)  # a third: the oldest dropped
+    assert list(stores) == [(terrain, 0.5), ((4,), 0.5)]
+    assert stores[(terrain, 0.5)] is first

@@ -9,8 +9,12 @@ Frostgrave gaps' store spent most of a ruling there (:func:`trim` drops them in 
 
 from __future__ import annotations
 
+from collections.abc import Hashable
 from itertools import islice
-from typing import Any
+from typing import Any, TypeVar
+
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
 
 def trim(store: dict[Any, Any], keep: int) -> None:
@@ -20,3 +24,21 @@ def trim(store: dict[Any, Any], keep: int) -> None:
     if extra > 0:
         for key in list(islice(store, extra)):
             del store[key]
+
+
+def entry(stores: dict[K, dict[Any, V]], key: K, most: int) -> dict[Any, V]:
+    """The store kept in ``stores`` (stores by what they rest on, as a terrain and a
+    tolerance, the most recent last) under ``key``, made empty if missing and moved
+    last, at most ``most`` of them kept. Called with the stores' lock held. The last
+    one is found by comparing keys first: a key of the very same parts compares equal
+    without hashing them (a terrain tuple hashes each of its pieces)."""
+    if stores:
+        last_key, last = next(reversed(stores.items()))
+        if last_key == key:
+            return last
+    found = stores.pop(key, None)
+    if found is None:
+        found = {}
+    stores[key] = found  # the most recent last
+    trim(stores, most)
+    return found

@@ -30,7 +30,7 @@ import shapely
 import shapely.ops
 from shapely.geometry.base import BaseGeometry
 
-from arbitre import backend
+from arbitre import backend, bounded
 from arbitre.bounded import trim
 from arbitre.geometry import CircleFootprint, Point, WallFootprint
 from arbitre.sight_twins import line_nearby_numpy as line_nearby_numpy  # re-exported
@@ -420,12 +420,7 @@ def _bridges_of_bases(
     bases = disc[first:]
     keys = [(x, y, r) for x, y, r in bases.tolist()]
     with _STORES:
-        store = _TERRAIN_CONTACTS.pop((known, tolerance), None)
-        if store is None:
-            store = {}
-        _TERRAIN_CONTACTS[(known, tolerance)] = store  # the most recent last
-        while len(_TERRAIN_CONTACTS) > _CONTACTS_PACKINGS:
-            del _TERRAIN_CONTACTS[next(iter(_TERRAIN_CONTACTS))]
+        store = bounded.entry(_TERRAIN_CONTACTS, (known, tolerance), _CONTACTS_PACKINGS)
         found = [store.get(key) for key in keys]
     missing = [m for m, f in enumerate(found) if f is None]
     if missing:

@@ -22,7 +22,7 @@ import numpy as np
 import shapely
 
 from arbitre import sight
-from arbitre.bounded import trim
+from arbitre.bounded import entry, trim
 from arbitre.errors import RulesError
 from arbitre.geometry import CircleFootprint, WallFootprint
 from arbitre.i18n import T_, Text, join
@@ -46,7 +46,6 @@ from arbitre.rules.frostgrave_windows import (
     WindowView,
     beside_window,
     sees_window,
-    terrain_store,
     wall_of,
     window_contacts,
     window_gaps,
@@ -592,9 +591,7 @@ def _contacts_of(
         model = table.model(m)
         keys.append((model.at.x, model.at.y, model.base.radius, p))
     with _TOUCH_LOCK:
-        known = terrain_store(
-            _TOUCH, table.terrain, float(table.contact_tolerance), _TOUCH_TERRAINS
-        )
+        known = entry(_TOUCH, (table.terrain, float(table.contact_tolerance)), _TOUCH_TERRAINS)
         found = [known.get(k) for k in keys]
     missing = [i for i, f in enumerate(found) if f is None]
     if missing:

@@ -17,14 +17,13 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
-from typing import Any, TypeVar
 
 import numpy as np
 import shapely
 from shapely.geometry.base import BaseGeometry
 
 from arbitre import sight
-from arbitre.bounded import trim
+from arbitre.bounded import entry, trim
 from arbitre.geometry import EPS, Point, WallFootprint, Window
 from arbitre.table import Table, Terrain
 
@@ -157,32 +156,6 @@ _CONTACTS_BASES = 10_000
 _CONTACTS_LOCK = threading.Lock()
 
 
-_V = TypeVar("_V")
-
-
-def terrain_store(
-    kept: dict[tuple[tuple[Terrain, ...], float], dict[_V, Any]],
-    terrain: tuple[Terrain, ...],
-    tol: float,
-    most: int,
-) -> dict[_V, Any]:
-    """The entry of ``kept`` (a store by terrain and contact tolerance, the most recent
-    last, at most ``most``) for ``terrain`` and ``tol``, made empty if missing, moved
-    last. Called with the store's lock held. The last entry is found by identity first:
-    a terrain tuple hashes each of its pieces."""
-    if kept:
-        (last_terrain, last_tol), last = next(reversed(kept.items()))
-        if last_terrain is terrain and last_tol == tol:
-            return last
-    known = kept.pop((terrain, tol), None)
-    if known is None:
-        known = {}
-    kept[(terrain, tol)] = known  # the most recent last
-    while len(kept) > most:
-        del kept[next(iter(kept))]
-    return known
-
-
 def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     """For each model touching a wall at a window (G4 contact with the window's part of
     the wall, :func:`arbitre.sight.in_contact`), the windows it stands at. The bases
@@ -202,7 +175,7 @@ def window_contacts(table: Table) -> dict[str, tuple[WindowContact, ...]]:
     models = [table.models[i] for i in close.tolist()]
     bases = [(x, y, r) for (x, y), r in zip(xy.tolist(), radii.tolist(), strict=True)]
     with _CONTACTS_LOCK:
-        known = terrain_store(_CONTACTS, table.terrain, tol, _CONTACTS_TERRAINS)
+        known = entry(_CONTACTS, (table.terrain, tol), _CONTACTS_TERRAINS)
         found = [known.get(b) for b in bases]
     missing = [i for i, f in enumerate(found) if f is None]
     if missing:
