@@ -645,3 +645,46 @@ def test_an_unseen_target_has_no_cover_slack() -> None:
         f = next(x for x in facts if (x.shooter, x.target) == (r.shooter, r.target))
         if not r.visible:
             assert r.margin.test == f.seen_margin.test
+
+
+@pytest.mark.parametrize("seed", [3, 4, 6])
+def test_pieces_left_out_of_a_segment_are_below_its_deepest(seed: int) -> None:
+    """``_apart_near`` (nearest bound first, a piece left out of a segment below the
+    deepest measured there) against ``apart`` measuring every piece, on crowded tables
+    with an invalid polygon: every distance it measures is ``apart``'s, and each
+    segment's deepest ``half - dist`` and the first piece reaching it are the same."""
+    table = random_table(seed, models=120, terrain=30, width=400, depth=400, degenerate=True)
+    p = margins.index_pieces(table, "open")
+    kern: Any = _kernels("compiled")
+    rng = random.Random(seed)
+    half = table.beam / 2
+    left_out = 0
+    for _ in range(60):
+        a, b = rng.sample(table.models, 2)
+        v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
+        mask = np.ones(len(p.ids), dtype=np.bool_)
+        mask[[p.ids.index(a.id), p.ids.index(b.id)]] = False
+        ks = np.asarray(margins._candidates(p, v, mask)[0], dtype=np.int64)
+        segs = np.ascontiguousarray(v.segments)
+        inside = margins._starts_inside(p, float(segs[0, 0]), float(segs[0, 1]))
+        full = np.empty((len(ks), len(segs)))
+        full_meets = np.zeros(full.shape, dtype=np.bool_)
+        kern.apart(segs, ks, p.discs, p.eoff, p.eflat, inside, full, full_meets)
+        near = np.empty(full.shape)
+        near_meets = np.zeros(full.shape, dtype=np.bool_)
+        target = np.asarray([v.tx, v.ty, v.r])
+        kern._apart_near(
+            segs, ks, p.discs, p.eoff, p.eflat, inside, p.bbox, target, p.valid, half, near,
+            near_meets,
+        )  # fmt: skip
+        measured = np.isfinite(near)
+        assert (near[measured] == full[measured]).all()
+        assert (near_meets == (full_meets & measured)).all()
+        left_out += int((~measured).sum())
+        if len(ks):
+            assert ((half - near).max(axis=0) == (half - full).max(axis=0)).all()
+            assert ((half - near).argmax(axis=0) == (half - full).argmax(axis=0)).all()
+        # an invalid polygon's meetings are never left out (measured row by row)
+        bad = ~p.valid[ks]
+        assert (near_meets[bad] == full_meets[bad]).all()
+    assert left_out  # some pieces were left out of some segments

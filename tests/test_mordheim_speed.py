@@ -73,6 +73,28 @@ def test_hidden_slacks_are_hidden_slack_view_by_view(build: str, seed: int) -> N
     assert deep  # some lines run deep into pieces
 
 
+@pytest.mark.parametrize("seed", [4, 6, 9])
+def test_hidden_slacks_on_crowded_degenerate_tables(seed: int) -> None:
+    """The pieces left out of a segment below its deepest (``_apart_near``, nearest
+    first) change no margin: crowded bases overlapping the lines, and a polygon GEOS
+    finds invalid (whose meetings are measured row by row, never left out while it
+    may meet), against the one-view form measuring every piece."""
+    table = random_table(seed, models=120, terrain=30, width=400, depth=400, degenerate=True)
+    p = margins.index_pieces(table, "open")
+    assert not p.valid.all()  # an invalid polygon on the table
+    kern = _kernels("compiled")
+    rng = random.Random(seed)
+    half = table.beam / 2
+    for _ in range(10):
+        views, masks = _unseen_views(table, p, rng, 20)
+        got = margins.hidden_slacks(kern, table, p, views, masks, half)
+        want = [
+            margins.hidden_slack(kern, table, p, v, m, half)
+            for v, m in zip(views, masks, strict=True)
+        ]
+        assert got == want
+
+
 @pytest.mark.parametrize("seed", [2, 7, 9])
 def test_capped_hidden_slacks_are_lower_bounds_above_their_caps(seed: int) -> None:
     table = random_table(seed, models=30, terrain=40, width=500, depth=500)

@@ -492,7 +492,7 @@ def hidden_many(
         tt[:] = False
         if len(sg) == 0:
             continue
-        _apart_near(sg, kt, discs, eoff, edges, inside[t], bbox, target[t], half, dt, mt)
+        _apart_near(sg, kt, discs, eoff, edges, inside[t], bbox, target[t], valid, half, dt, mt)
         if not mt.any():
             continue
         approx = np.zeros(shape)
@@ -555,6 +555,7 @@ def _apart_near(
     inside: np.ndarray,
     bbox: np.ndarray,
     target: np.ndarray,
+    valid: np.ndarray,
     half: float,
     dist: np.ndarray,
     meets: np.ndarray,
@@ -566,22 +567,29 @@ def _apart_near(
     (``target``: ``tx, ty, r``), so it lies within ``r`` of the segment from ``O`` to the
     centre ``T``; a piece lies within ``reach`` of a point ``P`` (a disc: its centre and
     radius; a polygon: its box's centre and half diagonal). So its distance to every
-    segment is at least ``bound = dist(P, OT) - r - reach``, and its ``half - dist`` at
-    most ``half - bound``. The pieces whose bound is within ``half`` are measured first;
-    each other one is left out of a segment where ``half - bound`` is below the deepest
-    ``half - dist`` measured there. Every measured distance is :func:`apart`'s; the
-    deepest of each segment, and the first piece reaching it, are the same."""
+    segment is at least ``bound = dist(P, OT) - r - reach``, and its ``half - dist`` (or,
+    where it meets the segment, ``half`` plus its depth, which is at most ``-bound``) at
+    most ``half - bound``. The pieces whose bound is within ``half`` are measured first,
+    the lowest bound first; each piece is left out of a segment where ``half - bound``
+    is below the deepest ``half - dist`` measured there already (but a polygon GEOS finds
+    invalid, whose meetings are measured row by row: only when it is surely apart, in
+    the second round). Every measured distance is :func:`apart`'s; the deepest of each
+    segment, and the first piece reaching it, are the same, and so is every bound the
+    caller takes from a segment's pieces: a piece left out is below that deepest one."""
     n, m = len(ks), len(segs)
     bound = _lower_bounds(segs, ks, discs, inside, bbox, target)
+    order = np.argsort(bound)  # the nearest first: the deepest found early
     best = np.full(m, -np.inf)
     for rounds in range(2):
-        for i in range(n):
+        for ii in range(n):
+            i = order[ii]
             if (rounds == 0) != (bound[i] <= half):
                 continue
             k = ks[i]
             polygon = discs[k, 2] < 0.0
+            may_skip = rounds == 1 or valid[k]
             for j in range(m):
-                if rounds == 1 and half - bound[i] < best[j]:
+                if may_skip and half - bound[i] < best[j]:
                     dist[i, j] = np.inf
                     meets[i, j] = False
                     continue
