@@ -365,3 +365,30 @@ def _old_deciding(
     for i in np.flatnonzero(visible & (hi >= len(LEVELS))).tolist():
         out[i] = ()
     return out
+
+
+def test_levels_are_kept_by_what_they_rest_on() -> None:
+    """An equal table under another name, options or sizes finds the same levels (and
+    rules the same); a moved model, another tolerance or beam does not; at most
+    ``_LEVELS_KEPT`` tables' levels are kept."""
+    darkage_levels.levels.cache_clear()
+    table = _tables(4)[1]
+    largest = darkage_margins.LEVELS[-1]
+    found = darkage_levels.levels(table, largest)
+    renamed = replace(table, name="another", options=(("close_call", 0.5),))
+    assert darkage_levels.levels(renamed, largest) is found
+    pairs = [(a.id, b.id) for a in table.models[:4] for b in table.models if a.side != b.side]
+    want = [r.to_json() for r in darkage.rulings(table, pairs)]
+    assert [r.to_json() for r in darkage.rulings(replace(table, name="x"), pairs)] == want
+    first = table.models[0]
+    moved = replace(first, at=Point(first.at.x + 1.0, first.at.y))
+    others = [
+        replace(table, models=(moved, *table.models[1:])),
+        replace(table, contact_tolerance=table.contact_tolerance + 0.25),
+        replace(table, beam=table.beam + 0.5),
+        replace(table, models=table.models[1:]),
+    ]
+    for other in others:
+        assert darkage_levels.levels(other, largest) is not found
+    assert darkage_levels.levels(table, largest) is not found  # the oldest dropped
+    assert darkage_levels._LEVELS_KEPT == 4

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -758,6 +758,13 @@ def _index_key(
         openings,
         erode,
     )
+
+
+def geometry_key(table: Table) -> Hashable:
+    """What a table's sight indexes rest on, by content (:class:`_IndexKey` with every
+    wall whole): two tables equal in it (another name, other options or sides) pack
+    the same pieces, so what is built from them alone may be kept by it."""
+    return _index_key(table, frozenset(), frozenset(), 0.0)
 
 
 class _SightIndexCache:
