@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from arbitre.bounded import entry, trim
+from arbitre.bounded import entry, kept_by, trim
 
 
 def test_trim_keeps_the_newest_entries_in_order() -> None:
@@ -53,3 +53,30 @@ def test_entry_keeps_stores_by_key_the_most_recent_last() -> None:
     entry(stores, ((4,), 0.5), 2)  # a third: the oldest dropped
     assert list(stores) == [(terrain, 0.5), ((4,), 0.5)]
     assert stores[(terrain, 0.5)] is first
+
+
+def test_kept_by_keeps_answers_by_their_key() -> None:
+    """A function kept by a key of its arguments answers an equal key from the store
+    (another argument of the same key), makes a new key's answer, keeps the last
+    ``most`` (the most recently used last), forgets all on ``cache_clear``."""
+    made: list[str] = []
+
+    @kept_by(lambda word, _note="": word.lower(), 2)
+    def shout(word: str, _note: str = "") -> str:
+        """Say it louder."""
+        made.append(word)
+        return word.upper() + "!"
+
+    assert shout("Hey") == "HEY!"
+    assert shout("HEY", _note="again") == "HEY!"  # the same key: found, not made
+    assert made == ["Hey"]
+    assert shout("ho") == "HO!"
+    assert shout("hey") == "HEY!"  # used again: now the most recent
+    assert shout("hi") == "HI!"  # a third key: "ho", the least recent, dropped
+    assert shout("ho") == "HO!"
+    assert made == ["Hey", "ho", "hi", "ho"]
+    shout.cache_clear()
+    assert shout("hey") == "HEY!"
+    assert made[-1] == "hey"
+    assert shout.__doc__ == "Say it louder."
+    assert shout.__wrapped__("x") == "X!"

@@ -688,3 +688,23 @@ def test_pieces_left_out_of_a_segment_are_below_its_deepest(seed: int) -> None:
         bad = ~p.valid[ks]
         assert (near_meets[bad] == full_meets[bad]).all()
     assert left_out  # some pieces were left out of some segments
+
+
+def test_pieces_are_kept_by_what_they_rest_on() -> None:
+    """An equal table under another name finds the pieces, the bases and the window
+    contacts already made; a moved model does not (and gets its own)."""
+    from dataclasses import replace
+
+    from arbitre.geometry import Point
+    from arbitre.rules.mordheim import sight as msight
+
+    table = random_table(12, models=20, terrain=15, width=400, depth=400)
+    renamed = replace(table, name="another", options=(("close_call", 0.5),))
+    assert margins.pieces(renamed) is margins.pieces(table)
+    assert margins._bases(renamed) is margins._bases(table)
+    assert msight.window_contacts(renamed) is msight.window_contacts(table)
+    first = table.models[0]
+    moved = replace(table, models=(replace(first, at=Point(first.at.x + 1, first.at.y)),
+                                   *table.models[1:]))  # fmt: skip
+    assert margins.pieces(moved) is not margins.pieces(table)
+    assert margins.pieces(moved).discs[len(table.terrain), 0] == first.at.x + 1

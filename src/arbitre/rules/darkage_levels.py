@@ -29,7 +29,7 @@ from functools import lru_cache
 import numpy as np
 import shapely
 
-from arbitre import backend, sight
+from arbitre import backend, bounded, sight
 from arbitre.geometry import CircleFootprint, WallFootprint
 from arbitre.table import Table, Terrain
 
@@ -576,41 +576,17 @@ class Levels:
         return _terrain_part(self.shared().bare, frozenset(solid), float(erode))
 
 
-class _LevelsCache:
-    """:func:`levels`: the :class:`Levels` of the last few tables, kept by what their
-    indexes rest on (:func:`arbitre.sight.geometry_key`: the terrain, the bases, the
-    tolerance and the beam), not by the table: the margins and the windows' reasons of
-    one ruling share them, and so do the rulings of an equal table under another name,
-    options or question (the page asks again when the question or the language
-    changes). At most :data:`_LEVELS_KEPT`, the most recently used last."""
-
-    def __init__(self) -> None:
-        self._kept: OrderedDict[tuple[object, float], Levels] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __call__(self, table: Table, largest: float) -> Levels:
-        """The offset indexes of ``table`` for levels up to ``largest`` mm."""
-        key = (sight.geometry_key(table), float(largest))
-        with self._lock:
-            found = self._kept.get(key)
-            if found is not None:
-                self._kept.move_to_end(key)
-                return found
-            tol = table.contact_tolerance
-            found = Levels(table, tol + max(largest, _MITRE * (tol + _SLACK)) + 0.1)
-            self._kept[key] = found
-            while len(self._kept) > _LEVELS_KEPT:
-                self._kept.popitem(last=False)
-            return found
-
-    def cache_clear(self) -> None:
-        with self._lock:
-            self._kept.clear()
-
-
 #: How many tables' :class:`Levels` :func:`levels` keeps.
 _LEVELS_KEPT = 4
 
-#: The offset indexes of a table for levels up to ``largest`` mm: ``levels(table,
-#: largest)`` (kept by the table's content, :class:`_LevelsCache`).
-levels = _LevelsCache()
+
+@bounded.kept_by(lambda table, largest: (sight.geometry_key(table), float(largest)), _LEVELS_KEPT)
+def levels(table: Table, largest: float) -> Levels:
+    """The offset indexes of ``table`` for levels up to ``largest`` mm, kept for the last
+    few tables by what they rest on (:func:`arbitre.sight.geometry_key`: the terrain,
+    the bases, the tolerance and the beam), not by the table: the margins and the
+    windows' reasons of one ruling share them, and so do the rulings of an equal table
+    under another name, options or question (the page asks again when the question or
+    the language changes)."""
+    tol = table.contact_tolerance
+    return Levels(table, tol + max(largest, _MITRE * (tol + _SLACK)) + 0.1)

@@ -37,7 +37,7 @@ stay GEOS's, measured only where they may decide (:func:`hidden_slack`).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -47,7 +47,7 @@ import shapely
 import shapely.errors
 from shapely.geometry.base import BaseGeometry
 
-from arbitre import backend, sight
+from arbitre import backend, bounded, sight
 from arbitre.geometry import CircleFootprint, WallFootprint, Window
 from arbitre.table import Table, Terrain
 
@@ -117,15 +117,25 @@ class Pieces:
         return self.shapes[k]
 
 
-@lru_cache(maxsize=32)
+def _pieces_key(
+    table: Table,
+    solid: frozenset[str] = frozenset(),
+    openings: frozenset[tuple[str, int]] = frozenset(),
+) -> Hashable:
+    """What :func:`pieces` rests on: the table's geometry and the walls' windows."""
+    return (sight.geometry_key(table), frozenset(solid), frozenset(openings))
+
+
+@bounded.kept_by(_pieces_key, 32)
 def pieces(
     table: Table,
     solid: frozenset[str] = frozenset(),
     openings: frozenset[tuple[str, int]] = frozenset(),
 ) -> Pieces:
     """The shapes of :func:`arbitre.sight.sight_index` ``(table, solid, openings)``,
-    prepared once (cached per table and windows; the terrain's part per terrain, as
-    pieces do not move when models do)."""
+    prepared once (kept by what they rest on, :func:`arbitre.sight.geometry_key`, and
+    the windows: an equal table under another name finds them; the terrain's part per
+    terrain, as pieces do not move when models do)."""
     ground = _ground(table.terrain, solid, openings)
     bases = _bases(table)
     geoms = np.concatenate([ground.geoms, bases.geoms])
@@ -241,7 +251,7 @@ class _Bases:
     valid: np.ndarray
 
 
-@lru_cache(maxsize=32)
+@bounded.kept_by(sight.geometry_key, 32)
 def _bases(table: Table) -> _Bases:
     """Every base as :func:`_disc` draws it (each drawn once per place and size: a table
     whose models moved draws only the bases that moved, :func:`_drawn`)."""

@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 import shapely
 
-from arbitre import sight, sight_rows
+from arbitre import bounded, sight, sight_rows
 from arbitre.errors import RulesError
 from arbitre.geometry import WallFootprint
 from arbitre.i18n import N_, T_, Num, Text, join, semicolons
@@ -116,10 +116,11 @@ def open_index(table: Table, windows: Windows) -> sight.SightIndex:
     return sight.sight_index(table, solid=walls)
 
 
-@lru_cache(maxsize=16)
+@bounded.kept_by(sight.geometry_key, 16)
 def window_contacts(table: Table) -> dict[str, frozenset[tuple[str, int]]]:
     """M12: the windows each model touches (G4 contact of its base with the window's part
-    of the wall): its own windows, which give its targets no cover."""
+    of the wall): its own windows, which give its targets no cover (kept by what they
+    rest on, :func:`arbitre.sight.geometry_key`)."""
     found: dict[str, set[tuple[str, int]]] = {}
     xyr = np.asarray(
         [(m.at.x, m.at.y, m.base.radius) for m in table.models], dtype=np.float64
