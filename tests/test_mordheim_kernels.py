@@ -345,6 +345,17 @@ def old_hidden_slack(
     return margins.Slack(max(0.0, value), str(who[worst]) or "beam")
 
 
+def _random_view(
+    table: Any, p: margins.Pieces, rng: random.Random
+) -> tuple[margins.View, np.ndarray]:
+    """The view from one random model to another, and the mask of every piece but theirs."""
+    a, b = rng.sample(table.models, 2)
+    v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
+    mask = np.ones(len(p.ids), dtype=np.bool_)
+    mask[[p.ids.index(a.id), p.ids.index(b.id)]] = False
+    return v, mask
+
+
 @pytest.mark.parametrize("build", BUILDS)
 @pytest.mark.parametrize("seed", [2, 7, 9])
 def test_hidden_slack_measures_only_the_depths_it_needs(build: str, seed: int) -> None:
@@ -356,10 +367,7 @@ def test_hidden_slack_measures_only_the_depths_it_needs(build: str, seed: int) -
     rng = random.Random(seed)
     deep = 0
     for _ in range(30):
-        a, b = rng.sample(table.models, 2)
-        v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
-        mask = np.ones(len(p.ids), dtype=np.bool_)
-        mask[[p.ids.index(a.id), p.ids.index(b.id)]] = False
+        v, mask = _random_view(table, p, rng)
         got = margins.hidden_slack(kern, table, p, v, mask, table.beam / 2)
         assert got == old_hidden_slack(table, p, v, mask, table.beam / 2)
         deep += got.mm > table.beam / 2
@@ -660,10 +668,7 @@ def test_pieces_left_out_of_a_segment_are_below_its_deepest(seed: int) -> None:
     half = table.beam / 2
     left_out = 0
     for _ in range(60):
-        a, b = rng.sample(table.models, 2)
-        v = margins.view(a.at.x, a.at.y, b.at.x, b.at.y, b.base.radius)
-        mask = np.ones(len(p.ids), dtype=np.bool_)
-        mask[[p.ids.index(a.id), p.ids.index(b.id)]] = False
+        v, mask = _random_view(table, p, rng)
         ks = np.asarray(margins._candidates(p, v, mask)[0], dtype=np.int64)
         segs = np.ascontiguousarray(v.segments)
         inside = margins._starts_inside(p, float(segs[0, 0]), float(segs[0, 1]))

@@ -57,12 +57,20 @@ def _unseen_views(
 def test_hidden_slacks_are_hidden_slack_view_by_view(build: str, seed: int) -> None:
     table = random_table(seed, models=30, terrain=40, width=500, depth=500)
     p = margins.index_pieces(table, "open")
-    kern = _kernels(build)
-    rng = random.Random(seed)
+    rounds = 2 if build == "interpreted" else 8
+    deep = _as_view_by_view(_kernels(build), table, p, random.Random(seed), rounds, 12)
+    assert deep  # some lines run deep into pieces
+
+
+def _as_view_by_view(
+    kern: Any, table: Table, p: margins.Pieces, rng: random.Random, rounds: int, n: int
+) -> int:
+    """``rounds`` times ``n`` unseen views of one shooter: :func:`margins.hidden_slacks`
+    of them all equals :func:`margins.hidden_slack` of each; how many run deep."""
     half = table.beam / 2
     deep = 0
-    for _ in range(2 if build == "interpreted" else 8):
-        views, masks = _unseen_views(table, p, rng, 12)
+    for _ in range(rounds):
+        views, masks = _unseen_views(table, p, rng, n)
         got = margins.hidden_slacks(kern, table, p, views, masks, half)
         want = [
             margins.hidden_slack(kern, table, p, v, m, half)
@@ -70,7 +78,7 @@ def test_hidden_slacks_are_hidden_slack_view_by_view(build: str, seed: int) -> N
         ]
         assert got == want
         deep += sum(s.mm > half for s in got)
-    assert deep  # some lines run deep into pieces
+    return deep
 
 
 @pytest.mark.parametrize("seed", [4, 6, 9])
@@ -82,17 +90,7 @@ def test_hidden_slacks_on_crowded_degenerate_tables(seed: int) -> None:
     table = random_table(seed, models=120, terrain=30, width=400, depth=400, degenerate=True)
     p = margins.index_pieces(table, "open")
     assert not p.valid.all()  # an invalid polygon on the table
-    kern = _kernels("compiled")
-    rng = random.Random(seed)
-    half = table.beam / 2
-    for _ in range(10):
-        views, masks = _unseen_views(table, p, rng, 20)
-        got = margins.hidden_slacks(kern, table, p, views, masks, half)
-        want = [
-            margins.hidden_slack(kern, table, p, v, m, half)
-            for v, m in zip(views, masks, strict=True)
-        ]
-        assert got == want
+    assert _as_view_by_view(_kernels("compiled"), table, p, random.Random(seed), 10, 20)
 
 
 @pytest.mark.parametrize("seed", [2, 7, 9])
