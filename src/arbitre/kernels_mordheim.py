@@ -474,8 +474,9 @@ def hidden_many(
     the ``(pieces, segments)`` blocks ``doff[t]:doff[t + 1]`` of the flat ``dist``,
     ``meets`` and ``todo``, its joints' ``extra`` as the ``(joints, segments)`` block
     ``xoff[t]:xoff[t + 1]``, and its ``wanted`` segments beside its segments.
-    ``low[t]``: a lower bound on its least depth (minus infinity when no segment meets a
-    polygon: nothing to measure). :func:`apart` (but for the distances that cannot
+    ``low[t]``: a lower bound on its least depth (minus infinity when no meeting with a
+    polygon is left to measure: none, or only some :func:`_apart_near` left out, below a
+    deeper base on each segment). :func:`apart` (but for the distances that cannot
     decide, :func:`_apart_near`), :func:`meet_depths` and :func:`hidden_bounds` view by
     view, as the one-view form calls them."""
     for t in range(len(soff) - 1):
