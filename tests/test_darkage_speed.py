@@ -313,8 +313,8 @@ def test_level_indexes_after_a_drag_are_fresh_builds() -> None:
         for solid in (frozenset(), sight.walls_with_windows(t)):
             for erode in (*levels, *(-v for v in levels)):
                 _same(found.index(solid, erode), sight.build_index(t, solid=solid, erode=erode))
-    assert darkage_levels._near_kept  # bounded, and used
-    assert len(darkage_levels._near_kept) <= darkage_levels._NEAR_KEEP
+    assert darkage_levels._near_index._kept  # bounded, and used
+    assert len(darkage_levels._near_index._kept) <= darkage_levels._NEAR_KEEP
 
 
 def old_window_sides(a: Model, b: Model) -> tuple[Any, Any]:

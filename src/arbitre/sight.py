@@ -24,6 +24,7 @@ import threading
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import ParamSpec
 
 import numpy as np
 import shapely
@@ -767,48 +768,50 @@ def geometry_key(table: Table) -> Hashable:
     return _index_key(table, frozenset(), frozenset(), 0.0)
 
 
-class _SightIndexCache:
-    """:func:`sight_index`: the indexes built lately, by the content they depend on
-    (:class:`_IndexKey`), one key whatever form the arguments are given in (a plain
+def _index_key_of(
+    table: Table,
+    solid: frozenset[str] = frozenset(),
+    openings: frozenset[tuple[str, int]] = frozenset(),
+    *,
+    erode: float = 0.0,
+) -> _IndexKey:
+    """:func:`sight_index`'s key: one whatever form the arguments are given in (a plain
     ``lru_cache`` keys ``f(t)`` and ``f(t, openings=frozenset())`` apart, and built the
-    same index twice). Bounded: the :data:`_INDEX_KEEP` most recently used."""
+    same index twice)."""
+    return _index_key(table, frozenset(solid), frozenset(openings), float(erode))
 
-    def __init__(self) -> None:
-        self._kept: dict[_IndexKey, SightIndex] = {}
 
-    def __call__(
-        self,
-        table: Table,
-        solid: frozenset[str] = frozenset(),
-        openings: frozenset[tuple[str, int]] = frozenset(),
-        *,
-        erode: float = 0.0,
-    ) -> SightIndex:
-        """The cached :func:`build_index` of a table."""
-        solid, openings, erode = frozenset(solid), frozenset(openings), float(erode)
-        key = _index_key(table, solid, openings, erode)
-        with _STORES:
-            found = self._kept.pop(key, None)
-            if found is not None:
-                self._kept[key] = found  # the most recent last
-                return found
-        found = build_index(table, solid=solid, openings=openings, erode=erode)
-        with _STORES:
-            self._kept[key] = found
-            while len(self._kept) > _INDEX_KEEP:
-                del self._kept[next(iter(self._kept))]
-        return found
+def _index_of(
+    table: Table,
+    solid: frozenset[str] = frozenset(),
+    openings: frozenset[tuple[str, int]] = frozenset(),
+    *,
+    erode: float = 0.0,
+) -> SightIndex:
+    """The cached :func:`build_index` of a table."""
+    return build_index(
+        table, solid=frozenset(solid), openings=frozenset(openings), erode=float(erode)
+    )
+
+
+_P = ParamSpec("_P")
+
+
+class _SightIndexCache(bounded.KeptBy[_P, SightIndex]):
+    """:func:`sight_index`: the indexes built lately, by the content they depend on
+    (:class:`_IndexKey`), the :data:`_INDEX_KEEP` most recently used; emptied with the
+    stores of the bases' bridges that the builds keep."""
 
     def cache_clear(self) -> None:
+        super().cache_clear()
         with _STORES:
-            self._kept.clear()
             _BASE_BRIDGES.clear()
             _TERRAIN_CONTACTS.clear()
 
 
 #: The cached :func:`build_index` of a table: ``sight_index(table, solid=..., openings=...,
 #: erode=...)``, the same index whichever of its arguments are left to their defaults.
-sight_index = _SightIndexCache()
+sight_index = _SightIndexCache(_index_of, _index_key_of, _INDEX_KEEP)
 
 
 def walls_with_windows(table: Table) -> frozenset[str]:

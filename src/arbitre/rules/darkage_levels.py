@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -229,21 +228,15 @@ def _terrain_part(bare: Table, solid: frozenset[str], erode: float) -> sight.Sig
 #: table's levels need at most one each; the last few tables').
 _NEAR_KEEP = 48
 
-_near_kept: OrderedDict[tuple[object, ...], sight.SightIndex] = OrderedDict()
-_near_lock = threading.Lock()
 
-
-def _near_index(
+def _near_key(
     table: Table, common: Shared, keep: np.ndarray, solid: frozenset[str], erode: float
-) -> sight.SightIndex:
-    """``sight.build_index(sub, solid=solid, erode=erode)`` of ``sub``, the copy of
-    ``table`` holding only its bases ``keep`` (those near a piece), kept by what it
-    depends on (the terrain, those bases' ids, centres and radii, the contact tolerance
-    and the beam, as :func:`arbitre.sight.sight_index` keys its own): on the page a drag
-    moves one model, and the levels of the next ruling find the same few bases again
-    unless it is one."""
+) -> tuple[object, ...]:
+    """What :func:`_near_index` depends on: the terrain, the kept bases' ids, centres and
+    radii, the contact tolerance and the beam (as :func:`arbitre.sight.sight_index` keys
+    its own), the walls opened and the offset."""
     ids = common.ids
-    key = (
+    return (
         common.bare,  # the terrain (its hash kept)
         tuple([ids[k] for k in keep.tolist()]),
         common.xy[keep].tobytes(),
@@ -253,18 +246,18 @@ def _near_index(
         solid,
         float(erode),
     )
-    with _near_lock:
-        found = _near_kept.get(key)
-        if found is not None:
-            _near_kept.move_to_end(key)
-            return found
+
+
+@bounded.kept_by(_near_key, _NEAR_KEEP)
+def _near_index(
+    table: Table, common: Shared, keep: np.ndarray, solid: frozenset[str], erode: float
+) -> sight.SightIndex:
+    """``sight.build_index(sub, solid=solid, erode=erode)`` of ``sub``, the copy of
+    ``table`` holding only its bases ``keep`` (those near a piece), kept by what it
+    depends on (:func:`_near_key`): on the page a drag moves one model, and the levels
+    of the next ruling find the same few bases again unless it is one."""
     sub = replace(table, models=tuple(table.models[k] for k in keep.tolist()))
-    found = sight.build_index(sub, solid=solid, erode=erode)
-    with _near_lock:
-        _near_kept[key] = found
-        while len(_near_kept) > _NEAR_KEEP:
-            _near_kept.popitem(last=False)
-    return found
+    return sight.build_index(sub, solid=solid, erode=erode)
 
 
 @dataclass(frozen=True, slots=True, eq=False)
